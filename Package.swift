@@ -1,0 +1,48 @@
+// swift-tools-version: 6.1
+// 6.1: the Benchmarks/ package needs it for package traits, and both packages share one toolchain floor.
+
+import PackageDescription
+
+// Layers, lowest first (see ../shared/ARCHITECTURE.md): CXapian → Xapian → SearchIndex; TrackerStore;
+// Indexer joins the two sides; SpotliteCLI is the command tree; spotlite is its one-line @main.
+let package = Package(
+    name: "Spotlite",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "spotlite", targets: ["spotlite"]),
+        .library(name: "SpotliteCLI", targets: ["SpotliteCLI"]),
+        .library(name: "Indexer", targets: ["Indexer"]),
+        .library(name: "SearchIndex", targets: ["SearchIndex"]),
+        .library(name: "TrackerStore", targets: ["TrackerStore"]),
+        .library(name: "Xapian", targets: ["Xapian"]),
+        .library(name: "CXapian", targets: ["CXapian"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    ],
+    targets: [
+        // The only code that includes xapian.h: a C API whose every entry point catches all C++ exceptions.
+        .target(
+            name: "CXapian",
+            linkerSettings: [.linkedLibrary("xapian"), .linkedLibrary("stdc++")]
+        ),
+        .target(name: "Xapian", dependencies: ["CXapian"]),
+        .target(name: "TrackerStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "SearchIndex", dependencies: ["Xapian"]),
+        .target(name: "Indexer", dependencies: ["TrackerStore", "SearchIndex"]),
+        .target(
+            name: "SpotliteCLI",
+            dependencies: ["Indexer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(name: "spotlite", dependencies: ["SpotliteCLI"]),
+
+        .testTarget(name: "XapianTests", dependencies: ["Xapian"]),
+        .testTarget(name: "TrackerStoreTests", dependencies: ["TrackerStore"]),
+        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex"]),
+        .testTarget(name: "IndexerTests", dependencies: ["Indexer"]),
+        .testTarget(name: "SpotliteCLITests", dependencies: ["SpotliteCLI"]),
+    ],
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
+)

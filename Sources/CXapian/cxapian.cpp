@@ -1,0 +1,577 @@
+// cxapian.cpp — Xapian behind a C API. Every exported function is noexcept and catches everything:
+// a C++ exception unwinding into Swift frames is undefined behaviour, so none ever leaves this file.
+
+#include "cxapian.h"
+
+#include <xapian.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+struct cxapian_error {
+    char *error_class;
+    char *message;
+};
+
+struct cxapian_document {
+    Xapian::Document document;
+};
+
+struct cxapian_term_generator {
+    Xapian::TermGenerator generator;
+};
+
+struct cxapian_database {
+    Xapian::Database database;
+};
+
+struct cxapian_writable_database {
+    Xapian::WritableDatabase database;
+};
+
+struct cxapian_query {
+    Xapian::Query query;
+};
+
+struct cxapian_query_parser {
+    Xapian::QueryParser parser;
+};
+
+struct cxapian_mset {
+    Xapian::MSet mset;
+};
+
+namespace {
+
+// Returned when even the error cannot be allocated; never freed.
+cxapian_error out_of_memory_error = {const_cast<char *>("std::bad_alloc"),
+                                     const_cast<char *>("out of memory")};
+
+char *copy_string(const char *text, size_t length) noexcept {
+    char *copy = static_cast<char *>(std::malloc(length + 1));
+    if (copy == nullptr) return nullptr;
+    if (length > 0) std::memcpy(copy, text, length);
+    copy[length] = '\0';
+    return copy;
+}
+
+char *copy_string(const std::string &text) noexcept { return copy_string(text.data(), text.size()); }
+
+cxapian_error *make_error(const char *error_class, const std::string &message) noexcept {
+    auto *error = static_cast<cxapian_error *>(std::malloc(sizeof(cxapian_error)));
+    if (error == nullptr) return &out_of_memory_error;
+    error->error_class = copy_string(error_class, std::strlen(error_class));
+    error->message = copy_string(message);
+    if (error->error_class == nullptr || error->message == nullptr) {
+        std::free(error->error_class);
+        std::free(error->message);
+        std::free(error);
+        return &out_of_memory_error;
+    }
+    return error;
+}
+
+// The Lippincott function: called from inside a catch (...) block, it rethrows the exception in flight
+// and turns it into a cxapian_error. One place that knows every kind of exception we may meet.
+cxapian_error *error_from_current_exception() noexcept {
+    try {
+        throw;
+    } catch (const Xapian::Error &e) {
+        std::string message = e.get_msg();
+        if (!e.get_context().empty()) message += " (" + e.get_context() + ")";
+        if (e.get_error_string() != nullptr) message += std::string(": ") + e.get_error_string();
+        return make_error(e.get_type(), message);
+    } catch (const std::bad_alloc &) {
+        return &out_of_memory_error;
+    } catch (const std::exception &e) {
+        return make_error("std::exception", e.what());
+    } catch (...) {
+        return make_error("unknown", "an unknown C++ exception was thrown");
+    }
+}
+
+void report(cxapian_error **error) noexcept {
+    cxapian_error *caught = error_from_current_exception();
+    if (error != nullptr) {
+        *error = caught;
+    } else {
+        cxapian_error_free(caught);
+    }
+}
+
+// Copies a std::string into a malloc'ed (pointer, length) pair for the caller.
+bool hand_out(const std::string &value, char **out, size_t *out_length) {
+    *out_length = value.size();
+    *out = nullptr;
+    if (value.empty()) return true;
+    *out = copy_string(value);
+    if (*out == nullptr) throw std::bad_alloc();
+    return true;
+}
+
+Xapian::Stem make_stemmer(const char *language) {
+    if (language == nullptr || *language == '\0') return Xapian::Stem();
+    return Xapian::Stem(language);
+}
+
+// A boolean field whose text -> term mapping lives on the other side of the boundary (in Swift).
+class MappedFieldProcessor : public Xapian::FieldProcessor {
+  public:
+    MappedFieldProcessor(cxapian_field_mapper mapper, void *context) : mapper_(mapper), context_(context) {}
+
+    Xapian::Query operator()(const std::string &text) override {
+        char *term = nullptr;
+        char *message = nullptr;
+        int status = mapper_(context_, text.data(), text.size(), &term, &message);
+        if (status < 0) {
+            std::string reason = message != nullptr ? message : "invalid field value";
+            std::free(message);
+            std::free(term);
+            throw Xapian::QueryParserError(reason);
+        }
+        std::free(message);
+        if (status == 0 || term == nullptr) {
+            std::free(term);
+            return Xapian::Query::MatchNothing;
+        }
+        std::string value(term);
+        std::free(term);
+        return Xapian::Query(value);
+    }
+
+  private:
+    cxapian_field_mapper mapper_;
+    void *context_;
+};
+
+}  // namespace
+
+#define CXAPIAN_GUARD_BEGIN try {
+#define CXAPIAN_GUARD_END(error) \
+    return true;                 \
+    }                            \
+    catch (...) {                \
+        report(error);           \
+        return false;            \
+    }
+
+extern "C" {
+
+/* ---- errors and memory ---- */
+
+const char *cxapian_error_class(const cxapian_error *error) { return error->error_class; }
+const char *cxapian_error_message(const cxapian_error *error) { return error->message; }
+
+void cxapian_error_free(cxapian_error *error) {
+    if (error == nullptr || error == &out_of_memory_error) return;
+    std::free(error->error_class);
+    std::free(error->message);
+    std::free(error);
+}
+
+void cxapian_free(void *pointer) { std::free(pointer); }
+
+const char *cxapian_version(void) { return Xapian::version_string(); }
+
+size_t cxapian_sortable_serialise(double value, char out[16]) {
+    // The buffer form never throws and never allocates.
+    return Xapian::sortable_serialise_(value, out);
+}
+
+double cxapian_sortable_unserialise(const char *bytes, size_t length) {
+    try {
+        return Xapian::sortable_unserialise(std::string(bytes, length));
+    } catch (...) {
+        return 0;
+    }
+}
+
+/* ---- documents ---- */
+
+cxapian_document *cxapian_document_new(void) { return new (std::nothrow) cxapian_document(); }
+
+void cxapian_document_free(cxapian_document *document) { delete document; }
+
+bool cxapian_document_set_data(cxapian_document *document, const char *data, size_t length,
+                               cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    document->document.set_data(std::string(data, length));
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_document_add_term(cxapian_document *document, const char *term, size_t length,
+                               uint32_t wdf_increment, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    document->document.add_term(std::string(term, length), wdf_increment);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_document_add_boolean_term(cxapian_document *document, const char *term, size_t length,
+                                       cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    document->document.add_boolean_term(std::string(term, length));
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_document_add_value(cxapian_document *document, uint32_t slot, const char *value, size_t length,
+                                cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    document->document.add_value(slot, std::string(value, length));
+    CXAPIAN_GUARD_END(error)
+}
+
+/* ---- term generator ---- */
+
+cxapian_term_generator *cxapian_term_generator_new(void) { return new (std::nothrow) cxapian_term_generator(); }
+
+void cxapian_term_generator_free(cxapian_term_generator *generator) { delete generator; }
+
+bool cxapian_term_generator_set_stemmer(cxapian_term_generator *generator, const char *language,
+                                        cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    generator->generator.set_stemmer(make_stemmer(language));
+    CXAPIAN_GUARD_END(error)
+}
+
+void cxapian_term_generator_set_max_word_length(cxapian_term_generator *generator, uint32_t length) {
+    try {
+        generator->generator.set_max_word_length(length);
+    } catch (...) {
+        // Only a bad_alloc could get here, and the setter allocates nothing.
+    }
+}
+
+bool cxapian_term_generator_set_document(cxapian_term_generator *generator, cxapian_document *document,
+                                         cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    generator->generator.set_document(document->document);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_term_generator_index_text(cxapian_term_generator *generator, const char *text, size_t length,
+                                       uint32_t wdf_increment, const char *prefix, size_t prefix_length,
+                                       cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    generator->generator.index_text(Xapian::Utf8Iterator(text, length), wdf_increment,
+                                    std::string(prefix, prefix_length));
+    CXAPIAN_GUARD_END(error)
+}
+
+void cxapian_term_generator_increase_termpos(cxapian_term_generator *generator, uint32_t delta) {
+    try {
+        generator->generator.increase_termpos(delta);
+    } catch (...) {
+    }
+}
+
+/* ---- read-only databases ---- */
+
+bool cxapian_database_open(const char *path, cxapian_database **out, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    *out = new cxapian_database{Xapian::Database(path)};
+    CXAPIAN_GUARD_END(error)
+}
+
+void cxapian_database_free(cxapian_database *database) { delete database; }
+
+bool cxapian_database_reopen(cxapian_database *database, bool *changed, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *changed = database->database.reopen();
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_database_doccount(cxapian_database *database, uint32_t *out, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = database->database.get_doccount();
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_database_term_exists(cxapian_database *database, const char *term, size_t length, bool *out,
+                                  cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = database->database.term_exists(std::string(term, length));
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_database_get_metadata(cxapian_database *database, const char *key, size_t key_length, char **out,
+                                   size_t *out_length, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    hand_out(database->database.get_metadata(std::string(key, key_length)), out, out_length);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_database_visit_terms(cxapian_database *database, const char *prefix, size_t prefix_length,
+                                  uint32_t slot, cxapian_term_visitor visitor, void *context,
+                                  cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    const std::string start(prefix, prefix_length);
+    Xapian::Database &db = database->database;
+    for (auto term = db.allterms_begin(start); term != db.allterms_end(start); ++term) {
+        const std::string name = *term;
+        std::string value;
+        auto posting = db.postlist_begin(name);
+        if (posting != db.postlist_end(name)) value = db.get_document(*posting).get_value(slot);
+        if (!visitor(context, name.data(), name.size(), value.data(), value.size())) break;
+    }
+    CXAPIAN_GUARD_END(error)
+}
+
+/* ---- writable databases ---- */
+
+bool cxapian_writable_database_open(const char *path, int flags, uint32_t flush_threshold,
+                                    cxapian_writable_database **out, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    int action = 0;
+    switch (flags & 0xff) {
+        case CXAPIAN_DB_CREATE_OR_OPEN: action = Xapian::DB_CREATE_OR_OPEN; break;
+        case CXAPIAN_DB_CREATE_OR_OVERWRITE: action = Xapian::DB_CREATE_OR_OVERWRITE; break;
+        case CXAPIAN_DB_OPEN: action = Xapian::DB_OPEN; break;
+        default: throw Xapian::InvalidArgumentError("unknown open action");
+    }
+    if (flags & CXAPIAN_DB_NO_SYNC) action |= Xapian::DB_NO_SYNC;
+    *out = new cxapian_writable_database{Xapian::WritableDatabase(path, action | Xapian::DB_BACKEND_GLASS,
+                                                                  static_cast<int>(flush_threshold))};
+    CXAPIAN_GUARD_END(error)
+}
+
+void cxapian_writable_database_free(cxapian_writable_database *database) {
+    try {
+        delete database;  // Xapian's destructor releases the lock and drops uncommitted changes.
+    } catch (...) {
+    }
+}
+
+bool cxapian_writable_database_close(cxapian_writable_database *database, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    database->database.close();
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_writable_database_replace_document(cxapian_writable_database *database, const char *unique_term,
+                                                size_t length, cxapian_document *document,
+                                                cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    database->database.replace_document(std::string(unique_term, length), document->document);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_writable_database_delete_documents(cxapian_writable_database *database, const char *term,
+                                                size_t length, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    database->database.delete_document(std::string(term, length));
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_writable_database_set_metadata(cxapian_writable_database *database, const char *key,
+                                            size_t key_length, const char *value, size_t value_length,
+                                            cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    database->database.set_metadata(std::string(key, key_length), std::string(value, value_length));
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_writable_database_get_metadata(cxapian_writable_database *database, const char *key,
+                                            size_t key_length, char **out, size_t *out_length,
+                                            cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    hand_out(database->database.get_metadata(std::string(key, key_length)), out, out_length);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_writable_database_doccount(cxapian_writable_database *database, uint32_t *out,
+                                        cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = database->database.get_doccount();
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_writable_database_commit(cxapian_writable_database *database, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    database->database.commit();
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_writable_database_begin_transaction(cxapian_writable_database *database, bool flushed,
+                                                 cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    database->database.begin_transaction(flushed);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_writable_database_commit_transaction(cxapian_writable_database *database, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    database->database.commit_transaction();
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_writable_database_cancel_transaction(cxapian_writable_database *database, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    database->database.cancel_transaction();
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_compact(const char *source, const char *destination, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    Xapian::Database database(source);
+    database.compact(destination);
+    CXAPIAN_GUARD_END(error)
+}
+
+/* ---- queries ---- */
+
+cxapian_query *cxapian_query_new_term(const char *term, size_t length) {
+    try {
+        return new cxapian_query{Xapian::Query(std::string(term, length))};
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+cxapian_query *cxapian_query_new_match_all(void) {
+    return new (std::nothrow) cxapian_query{Xapian::Query::MatchAll};
+}
+
+cxapian_query *cxapian_query_new_match_nothing(void) {
+    return new (std::nothrow) cxapian_query{Xapian::Query::MatchNothing};
+}
+
+bool cxapian_query_combine(cxapian_query_op op, const cxapian_query *left, const cxapian_query *right,
+                           cxapian_query **out, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    Xapian::Query::op xop;
+    switch (op) {
+        case CXAPIAN_OP_AND: xop = Xapian::Query::OP_AND; break;
+        case CXAPIAN_OP_OR: xop = Xapian::Query::OP_OR; break;
+        case CXAPIAN_OP_AND_NOT: xop = Xapian::Query::OP_AND_NOT; break;
+        case CXAPIAN_OP_FILTER: xop = Xapian::Query::OP_FILTER; break;
+        default: throw Xapian::InvalidArgumentError("unknown query operator");
+    }
+    *out = new cxapian_query{Xapian::Query(xop, left->query, right->query)};
+    CXAPIAN_GUARD_END(error)
+}
+
+void cxapian_query_free(cxapian_query *query) { delete query; }
+
+bool cxapian_query_is_empty(const cxapian_query *query) { return query->query.empty(); }
+
+char *cxapian_query_description(const cxapian_query *query) {
+    try {
+        return copy_string(query->query.get_description());
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+/* ---- query parser ---- */
+
+cxapian_query_parser *cxapian_query_parser_new(void) { return new (std::nothrow) cxapian_query_parser(); }
+
+void cxapian_query_parser_free(cxapian_query_parser *parser) { delete parser; }
+
+bool cxapian_query_parser_set_stemmer(cxapian_query_parser *parser, const char *language,
+                                      cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    parser->parser.set_stemmer(make_stemmer(language));
+    CXAPIAN_GUARD_END(error)
+}
+
+void cxapian_query_parser_set_stemming_strategy(cxapian_query_parser *parser, cxapian_stem_strategy strategy) {
+    try {
+        parser->parser.set_stemming_strategy(static_cast<Xapian::QueryParser::stem_strategy>(strategy));
+    } catch (...) {
+    }
+}
+
+void cxapian_query_parser_set_default_and(cxapian_query_parser *parser, bool and_by_default) {
+    try {
+        parser->parser.set_default_op(and_by_default ? Xapian::Query::OP_AND : Xapian::Query::OP_OR);
+    } catch (...) {
+    }
+}
+
+void cxapian_query_parser_set_database(cxapian_query_parser *parser, cxapian_database *database) {
+    try {
+        parser->parser.set_database(database->database);
+    } catch (...) {
+    }
+}
+
+bool cxapian_query_parser_add_prefix(cxapian_query_parser *parser, const char *field, const char *prefix,
+                                     cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    parser->parser.add_prefix(field, prefix);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_query_parser_add_boolean_prefix(cxapian_query_parser *parser, const char *field, const char *prefix,
+                                             bool exclusive, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    parser->parser.add_boolean_prefix(field, prefix, exclusive);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_query_parser_add_boolean_mapper(cxapian_query_parser *parser, const char *field,
+                                             cxapian_field_mapper mapper, void *context,
+                                             cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    // release() hands ownership to the parser's reference count.
+    auto *processor = new MappedFieldProcessor(mapper, context);
+    parser->parser.add_boolean_prefix(field, processor->release());
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_query_parser_parse(cxapian_query_parser *parser, const char *text, size_t length, unsigned flags,
+                                cxapian_query **out, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    unsigned xflags = 0;
+    if (flags & CXAPIAN_QP_BOOLEAN) xflags |= Xapian::QueryParser::FLAG_BOOLEAN;
+    if (flags & CXAPIAN_QP_PHRASE) xflags |= Xapian::QueryParser::FLAG_PHRASE;
+    if (flags & CXAPIAN_QP_LOVEHATE) xflags |= Xapian::QueryParser::FLAG_LOVEHATE;
+    if (flags & CXAPIAN_QP_BOOLEAN_ANY_CASE) xflags |= Xapian::QueryParser::FLAG_BOOLEAN_ANY_CASE;
+    if (flags & CXAPIAN_QP_WILDCARD) xflags |= Xapian::QueryParser::FLAG_WILDCARD;
+    if (flags & CXAPIAN_QP_PURE_NOT) xflags |= Xapian::QueryParser::FLAG_PURE_NOT;
+    if (flags & CXAPIAN_QP_PARTIAL) xflags |= Xapian::QueryParser::FLAG_PARTIAL;
+    if (flags & CXAPIAN_QP_SPELLING_CORRECTION) xflags |= Xapian::QueryParser::FLAG_SPELLING_CORRECTION;
+    *out = new cxapian_query{parser->parser.parse_query(std::string(text, length), xflags)};
+    CXAPIAN_GUARD_END(error)
+}
+
+/* ---- matching ---- */
+
+bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, uint32_t first, uint32_t max_items,
+                     int sort_slot, bool sort_descending, cxapian_mset **out, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    Xapian::Enquire enquire(database->database);
+    enquire.set_query(query->query);
+    enquire.set_weighting_scheme(Xapian::BM25Weight());
+    if (sort_slot >= 0) {
+        enquire.set_sort_by_value_then_relevance(static_cast<Xapian::valueno>(sort_slot), sort_descending);
+    }
+    *out = new cxapian_mset{enquire.get_mset(first, max_items)};
+    CXAPIAN_GUARD_END(error)
+}
+
+void cxapian_mset_free(cxapian_mset *mset) { delete mset; }
+
+uint32_t cxapian_mset_size(const cxapian_mset *mset) { return mset->mset.size(); }
+uint32_t cxapian_mset_matches_estimated(const cxapian_mset *mset) { return mset->mset.get_matches_estimated(); }
+uint32_t cxapian_mset_matches_lower_bound(const cxapian_mset *mset) { return mset->mset.get_matches_lower_bound(); }
+uint32_t cxapian_mset_matches_upper_bound(const cxapian_mset *mset) { return mset->mset.get_matches_upper_bound(); }
+
+bool cxapian_mset_hit(const cxapian_mset *mset, uint32_t index, double *weight, char **data, size_t *data_length,
+                      cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    auto hit = mset->mset[index];
+    *weight = hit.get_weight();
+    hand_out(hit.get_document().get_data(), data, data_length);
+    CXAPIAN_GUARD_END(error)
+}
+
+}  // extern "C"

@@ -1,0 +1,235 @@
+/*
+ * cxapian.h — the C face of Xapian for Spotlite.
+ *
+ * This is the only boundary between Swift and Xapian's C++. Rules every entry point follows:
+ *  - it is noexcept: every C++ exception (Xapian::Error, std::exception, anything) is caught inside
+ *    and turned into a status plus an owned cxapian_error (Xapian class name + message);
+ *  - functions that can fail return bool (true = success) and take `cxapian_error **error` last;
+ *    on failure *error is set and the caller frees it with cxapian_error_free();
+ *  - handles are opaque; each `_new`/`_open` has exactly one `_free`;
+ *  - strings passed in are (pointer, length) pairs and may hold any bytes; strings and byte buffers
+ *    handed out are malloc'ed and freed by the caller with cxapian_free().
+ */
+#ifndef CXAPIAN_H
+#define CXAPIAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors and memory ---------------------------------------------------------------------- */
+
+/** An error caught at the boundary: the Xapian error class ("DatabaseLockError", …, or
+ *  "std::exception"/"unknown" for non-Xapian exceptions) and its message. */
+typedef struct cxapian_error cxapian_error;
+
+const char *cxapian_error_class(const cxapian_error *error);
+const char *cxapian_error_message(const cxapian_error *error);
+void cxapian_error_free(cxapian_error *error);
+
+/** Frees a string or buffer handed out by this library. */
+void cxapian_free(void *pointer);
+
+/** The Xapian library version, e.g. "1.4.22" (static storage). */
+const char *cxapian_version(void);
+
+/** Xapian's sortable encoding of a double (at most 9 bytes written to out; returns the length). */
+size_t cxapian_sortable_serialise(double value, char out[16]);
+/** The inverse of cxapian_sortable_serialise. */
+double cxapian_sortable_unserialise(const char *bytes, size_t length);
+
+/* ---- documents and the term generator -------------------------------------------------------- */
+
+typedef struct cxapian_document cxapian_document;
+
+cxapian_document *cxapian_document_new(void);
+void cxapian_document_free(cxapian_document *document);
+bool cxapian_document_set_data(cxapian_document *document, const char *data, size_t length,
+                               cxapian_error **error);
+bool cxapian_document_add_term(cxapian_document *document, const char *term, size_t length,
+                               uint32_t wdf_increment, cxapian_error **error);
+bool cxapian_document_add_boolean_term(cxapian_document *document, const char *term, size_t length,
+                                       cxapian_error **error);
+bool cxapian_document_add_value(cxapian_document *document, uint32_t slot, const char *value,
+                                size_t length, cxapian_error **error);
+
+typedef struct cxapian_term_generator cxapian_term_generator;
+
+cxapian_term_generator *cxapian_term_generator_new(void);
+void cxapian_term_generator_free(cxapian_term_generator *generator);
+/** language: a Snowball name such as "english"; "" or "none" switches stemming off. */
+bool cxapian_term_generator_set_stemmer(cxapian_term_generator *generator, const char *language,
+                                        cxapian_error **error);
+/** Words longer than this (in bytes) are skipped rather than indexed; Xapian's default is 64. */
+void cxapian_term_generator_set_max_word_length(cxapian_term_generator *generator, uint32_t length);
+bool cxapian_term_generator_set_document(cxapian_term_generator *generator, cxapian_document *document,
+                                         cxapian_error **error);
+bool cxapian_term_generator_index_text(cxapian_term_generator *generator, const char *text, size_t length,
+                                       uint32_t wdf_increment, const char *prefix, size_t prefix_length,
+                                       cxapian_error **error);
+void cxapian_term_generator_increase_termpos(cxapian_term_generator *generator, uint32_t delta);
+
+/* ---- databases ------------------------------------------------------------------------------- */
+
+typedef struct cxapian_database cxapian_database;
+
+/** Opens a database (or a stub database file, or a directory holding a XAPIANDB stub) for reading. */
+bool cxapian_database_open(const char *path, cxapian_database **out, cxapian_error **error);
+void cxapian_database_free(cxapian_database *database);
+/** Reopens at the latest committed revision; *changed tells whether it moved. */
+bool cxapian_database_reopen(cxapian_database *database, bool *changed, cxapian_error **error);
+bool cxapian_database_doccount(cxapian_database *database, uint32_t *out, cxapian_error **error);
+bool cxapian_database_term_exists(cxapian_database *database, const char *term, size_t length, bool *out,
+                                  cxapian_error **error);
+/** Metadata value for key; an absent key gives an empty buffer (*out may then be NULL). */
+bool cxapian_database_get_metadata(cxapian_database *database, const char *key, size_t key_length,
+                                   char **out, size_t *out_length, cxapian_error **error);
+
+/** Called once per term; return false to stop. value is the first indexed document's value in the
+ *  requested slot (empty if none). */
+typedef bool (*cxapian_term_visitor)(void *context, const char *term, size_t term_length,
+                                     const char *value, size_t value_length);
+/** Visits every term starting with prefix, in term order, with the value in `slot` of the first
+ *  document indexed by it (a unique-term walk: one document per term). */
+bool cxapian_database_visit_terms(cxapian_database *database, const char *prefix, size_t prefix_length,
+                                  uint32_t slot, cxapian_term_visitor visitor, void *context,
+                                  cxapian_error **error);
+
+typedef struct cxapian_writable_database cxapian_writable_database;
+
+enum {
+    /** Create the database if it does not exist (else open it). */
+    CXAPIAN_DB_CREATE_OR_OPEN = 1,
+    /** Create a new database, replacing any there. */
+    CXAPIAN_DB_CREATE_OR_OVERWRITE = 2,
+    /** Open an existing database only. */
+    CXAPIAN_DB_OPEN = 3,
+    /** Flag: do not fsync on commit (for a fresh build that is swapped in only when complete). */
+    CXAPIAN_DB_NO_SYNC = 0x100,
+};
+
+/** Opens for writing. Fails at once with a DatabaseLockError if another writer holds the lock.
+ *  flush_threshold: documents buffered before an automatic flush (0 = Xapian's default). */
+bool cxapian_writable_database_open(const char *path, int flags, uint32_t flush_threshold,
+                                    cxapian_writable_database **out, cxapian_error **error);
+/** Frees the handle; uncommitted changes are discarded and the lock is released. */
+void cxapian_writable_database_free(cxapian_writable_database *database);
+bool cxapian_writable_database_close(cxapian_writable_database *database, cxapian_error **error);
+bool cxapian_writable_database_replace_document(cxapian_writable_database *database, const char *unique_term,
+                                                size_t length, cxapian_document *document,
+                                                cxapian_error **error);
+/** Deletes every document indexed by term (a unique id, or a domain term for a whole domain). */
+bool cxapian_writable_database_delete_documents(cxapian_writable_database *database, const char *term,
+                                                size_t length, cxapian_error **error);
+bool cxapian_writable_database_set_metadata(cxapian_writable_database *database, const char *key,
+                                            size_t key_length, const char *value, size_t value_length,
+                                            cxapian_error **error);
+bool cxapian_writable_database_get_metadata(cxapian_writable_database *database, const char *key,
+                                            size_t key_length, char **out, size_t *out_length,
+                                            cxapian_error **error);
+bool cxapian_writable_database_doccount(cxapian_writable_database *database, uint32_t *out,
+                                        cxapian_error **error);
+bool cxapian_writable_database_commit(cxapian_writable_database *database, cxapian_error **error);
+/** Starts a transaction; its changes become visible, together, on commit_transaction. */
+bool cxapian_writable_database_begin_transaction(cxapian_writable_database *database, bool flushed,
+                                                 cxapian_error **error);
+bool cxapian_writable_database_commit_transaction(cxapian_writable_database *database,
+                                                  cxapian_error **error);
+bool cxapian_writable_database_cancel_transaction(cxapian_writable_database *database,
+                                                  cxapian_error **error);
+/** Compacts the database at `source` into a single new database at `destination`. */
+bool cxapian_compact(const char *source, const char *destination, cxapian_error **error);
+
+/* ---- queries ---------------------------------------------------------------------------------- */
+
+typedef struct cxapian_query cxapian_query;
+
+typedef enum {
+    CXAPIAN_OP_AND = 0,
+    CXAPIAN_OP_OR = 1,
+    CXAPIAN_OP_AND_NOT = 2,
+    CXAPIAN_OP_FILTER = 3,
+} cxapian_query_op;
+
+cxapian_query *cxapian_query_new_term(const char *term, size_t length);
+cxapian_query *cxapian_query_new_match_all(void);
+cxapian_query *cxapian_query_new_match_nothing(void);
+/** A new query `left op right`; the operands stay owned by the caller. */
+bool cxapian_query_combine(cxapian_query_op op, const cxapian_query *left, const cxapian_query *right,
+                           cxapian_query **out, cxapian_error **error);
+void cxapian_query_free(cxapian_query *query);
+bool cxapian_query_is_empty(const cxapian_query *query);
+/** Xapian's own description of the query (malloc'ed). */
+char *cxapian_query_description(const cxapian_query *query);
+
+typedef struct cxapian_query_parser cxapian_query_parser;
+
+enum {
+    CXAPIAN_QP_BOOLEAN = 1,
+    CXAPIAN_QP_PHRASE = 2,
+    CXAPIAN_QP_LOVEHATE = 4,
+    CXAPIAN_QP_BOOLEAN_ANY_CASE = 8,
+    CXAPIAN_QP_WILDCARD = 16,
+    CXAPIAN_QP_PURE_NOT = 32,
+    CXAPIAN_QP_PARTIAL = 64,
+    CXAPIAN_QP_SPELLING_CORRECTION = 128,
+    CXAPIAN_QP_DEFAULT = 7,
+};
+
+typedef enum {
+    CXAPIAN_STEM_NONE = 0,
+    CXAPIAN_STEM_SOME = 1,
+    CXAPIAN_STEM_ALL = 2,
+    CXAPIAN_STEM_ALL_Z = 3,
+    CXAPIAN_STEM_SOME_FULL_POS = 4,
+} cxapian_stem_strategy;
+
+/** Maps a field's text to one term. Returns 1 with *term set (malloc'ed by the callee), 0 for a filter
+ *  that matches nothing, or -1 with *message set (malloc'ed) to reject the query with that message. */
+typedef int (*cxapian_field_mapper)(void *context, const char *text, size_t length, char **term,
+                                    char **message);
+
+cxapian_query_parser *cxapian_query_parser_new(void);
+void cxapian_query_parser_free(cxapian_query_parser *parser);
+bool cxapian_query_parser_set_stemmer(cxapian_query_parser *parser, const char *language,
+                                      cxapian_error **error);
+void cxapian_query_parser_set_stemming_strategy(cxapian_query_parser *parser, cxapian_stem_strategy strategy);
+/** and_by_default: true for OP_AND between plain words, false for OP_OR. */
+void cxapian_query_parser_set_default_and(cxapian_query_parser *parser, bool and_by_default);
+/** Used for wildcard expansion and spelling; the database must outlive the parser's use. */
+void cxapian_query_parser_set_database(cxapian_query_parser *parser, cxapian_database *database);
+bool cxapian_query_parser_add_prefix(cxapian_query_parser *parser, const char *field, const char *prefix,
+                                     cxapian_error **error);
+bool cxapian_query_parser_add_boolean_prefix(cxapian_query_parser *parser, const char *field,
+                                             const char *prefix, bool exclusive, cxapian_error **error);
+/** Registers a boolean field whose terms come from `mapper` (called during parse, with `context`). */
+bool cxapian_query_parser_add_boolean_mapper(cxapian_query_parser *parser, const char *field,
+                                             cxapian_field_mapper mapper, void *context, cxapian_error **error);
+bool cxapian_query_parser_parse(cxapian_query_parser *parser, const char *text, size_t length, unsigned flags,
+                                cxapian_query **out, cxapian_error **error);
+
+/* ---- matching --------------------------------------------------------------------------------- */
+
+typedef struct cxapian_mset cxapian_mset;
+
+/** sort_slot < 0 sorts by relevance; otherwise by that value slot, then relevance. Ties break on docid. */
+bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, uint32_t first, uint32_t max_items,
+                     int sort_slot, bool sort_descending, cxapian_mset **out, cxapian_error **error);
+void cxapian_mset_free(cxapian_mset *mset);
+uint32_t cxapian_mset_size(const cxapian_mset *mset);
+uint32_t cxapian_mset_matches_estimated(const cxapian_mset *mset);
+uint32_t cxapian_mset_matches_lower_bound(const cxapian_mset *mset);
+uint32_t cxapian_mset_matches_upper_bound(const cxapian_mset *mset);
+/** The weight and document data of the hit at index; fails if the database moved underneath. */
+bool cxapian_mset_hit(const cxapian_mset *mset, uint32_t index, double *weight, char **data, size_t *data_length,
+                      cxapian_error **error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CXAPIAN_H */

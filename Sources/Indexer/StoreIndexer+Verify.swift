@@ -1,0 +1,100 @@
+import Foundation
+import SearchIndex
+import TrackerStore
+
+/// What `verify` found: store rows missing from the index, documents that are stale, and documents of rows
+/// that are gone.
+public struct VerifyReport: Sendable {
+    public var missing: [String] = []
+    public var stale: [String] = []
+    public var extra: [String] = []
+    /// Rows in the store and documents in the index that were compared.
+    public var storeRows = 0
+    public var indexDocuments = 0
+    /// Changes logged after the index's cursor when verifying.
+    public var changesBehind = 0
+    /// Documents fixed by `--repair`.
+    public var repaired = 0
+
+    /// True when store and index agree.
+    public var isClean: Bool { missing.isEmpty && stale.isEmpty && extra.isEmpty }
+}
+
+extension StoreIndexer {
+    /// Compares every store row with its index document (by fingerprint); read-only unless `repair`.
+    ///
+    /// With `repair`, takes the write lock, re-indexes missing and stale rows, deletes extra documents, and
+    /// returns the report of a second, clean comparison (with ``VerifyReport/repaired`` set).
+    public func verify(repair: Bool = false, lockTimeout: TimeInterval = defaultLockTimeout) throws(IndexerError)
+        -> VerifyReport
+    {
+        guard location.exists else {
+            throw IndexerError(.index, "there is no index at \(location.root); build it with `spotlite index`")
+        }
+        var report = try compare()
+        guard repair, !report.isClean else { return report }
+        let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite verify --repair")
+        try withExtendedLifetime(lock) { () throws(IndexerError) in
+            try indexer(location.root) {
+                guard let generation = location.currentGeneration() else { return }
+                let index = try SearchableIndex(path: location.path(of: generation))
+                let wanted = Set(report.missing + report.stale)
+                var documents: [SearchableItem] = []
+                try store.read { reader in
+                    let projects = try reader.projects(ids: reader.allProjects().map(\.id))
+                    for project in projects.values where wanted.contains(mapping.uri(.project, project.id)) {
+                        documents.append(mapping.searchableItem(for: project))
+                    }
+                    let itemIDs = wanted.compactMap { try? TrackerURI(parsing: $0) }.filter { $0.kind == .item }.map(\.entityID)
+                    for item in try reader.items(ids: itemIDs).values {
+                        if let project = projects[item.projectID] {
+                            documents.append(mapping.searchableItem(for: item, in: project))
+                        }
+                    }
+                }
+                try index.beginIndexBatch()
+                try index.deleteSearchableItems(withIdentifiers: report.extra)
+                try index.indexSearchableItems(documents)
+                try index.endIndexBatch(clientState: try index.fetchLastClientState() ?? "0")
+                try index.close()
+            }
+        }
+        let fixed = report.missing.count + report.stale.count + report.extra.count
+        report = try compare()
+        report.repaired = fixed
+        return report
+    }
+
+    private func compare() throws(IndexerError) -> VerifyReport {
+        try indexer(location.root) {
+            let reader = try openReader()
+            let indexed = try reader.fingerprints()
+            let cursor = Int64(try reader.fetchLastClientState() ?? "0") ?? 0
+            var report = VerifyReport()
+            report.indexDocuments = indexed.count
+            var seen = Set<String>()
+            try store.read { storeReader in
+                report.changesBehind = try storeReader.changeCount(after: cursor)
+                var projects: [String: Project] = [:]
+                func check(_ document: SearchableItem) {
+                    seen.insert(document.uniqueIdentifier)
+                    report.storeRows += 1
+                    switch indexed[document.uniqueIdentifier] {
+                    case nil: report.missing.append(document.uniqueIdentifier)
+                    case document.fingerprint?: break
+                    default: report.stale.append(document.uniqueIdentifier)
+                    }
+                }
+                for project in try storeReader.allProjects() {
+                    projects[project.id] = project
+                    check(mapping.searchableItem(for: project))
+                }
+                try storeReader.forEachItem { item in
+                    if let project = projects[item.projectID] { check(mapping.searchableItem(for: item, in: project)) }
+                }
+            }
+            report.extra = indexed.keys.filter { !seen.contains($0) }.sorted()
+            return report
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import SearchIndex
+import TrackerStore
+
+/// Keeps a Spotlite index in step with a tracker store: catch-up from the change log, rebuild with an atomic
+/// swap, verify. The only type that knows both the store and the index.
+///
+/// One writer at a time per index (``WriterLock``); readers never need the lock.
+public final class StoreIndexer: Sendable {
+    public let store: TrackerStore
+    public let location: IndexLocation
+    let mapping: ItemMapping
+
+    /// Metadata key binding an index to its store's UUID.
+    static let storeKey = "spotlite.store"
+    /// Changes read per catch-up step (one read transaction and one Xapian commit each).
+    public static let defaultBatchSize = 2_000
+    /// How long `index` and `verify --repair` wait for another writer before giving up.
+    public static let defaultLockTimeout: TimeInterval = 10
+
+    public init(store: TrackerStore, indexPath: String) {
+        self.store = store
+        self.location = IndexLocation(root: indexPath)
+        self.mapping = ItemMapping(storeID: store.uuid)
+    }
+
+    /// What a catch-up or rebuild did.
+    public struct Report: Sendable, Equatable {
+        /// Whether the index was rebuilt from the rows (and why), rather than caught up from the log.
+        public var rebuildReason: String?
+        public var changesApplied = 0
+        public var documentsWritten = 0
+        public var batches = 0
+        public var cursor: Int64 = 0
+    }
+
+    // MARK: - Writing
+
+    /// Brings the index up to date with the store, rebuilding it if it is missing, bound to another store,
+    /// of an old layout, damaged, or older than the pruned log.
+    ///
+    /// Waits up to `lockTimeout` seconds for another writer; then throws ``IndexerError/Code-swift.struct/locked``
+    /// naming the holder.
+    @discardableResult
+    public func catchUp(lockTimeout: TimeInterval = defaultLockTimeout, batchSize: Int = defaultBatchSize)
+        throws(IndexerError) -> Report
+    {
+        let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite index")
+        return try withExtendedLifetime(lock) { () throws(IndexerError) in
+            try catchUpHoldingLock(batchSize: batchSize)
+        }
+    }
+
+    /// Like ``catchUp(lockTimeout:batchSize:)`` but only if the lock is free right now; returns nil otherwise.
+    public func catchUpIfUnlocked(batchSize: Int = defaultBatchSize) throws(IndexerError) -> Report? {
+        let lock = try indexer(location.root) {
+            try location.createRoot()
+            return try WriterLock.acquire(at: location.lockPath, timeout: 0, purpose: "spotlite search")
+        }
+        guard let lock else { return nil }
+        return try withExtendedLifetime(lock) { () throws(IndexerError) in
+            try catchUpHoldingLock(batchSize: batchSize)
+        }
+    }
+
+    /// Builds a fresh index from the store's rows into a new directory and swaps it in atomically.
+    @discardableResult
+    public func rebuild(lockTimeout: TimeInterval = defaultLockTimeout) throws(IndexerError) -> Report {
+        let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite index --rebuild")
+        return try withExtendedLifetime(lock) { () throws(IndexerError) in
+            try rebuildHoldingLock(reason: "requested")
+        }
+    }
+
+    func acquireLock(timeout: TimeInterval, purpose: String) throws(IndexerError) -> WriterLock {
+        let lock = try indexer(location.root) {
+            try location.createRoot()
+            return try WriterLock.acquire(at: location.lockPath, timeout: timeout, purpose: purpose)
+        }
+        guard let lock else {
+            let holder = WriterLock.holder(at: location.lockPath)
+            let who = holder.map { "process \($0.pid) (\($0.purpose))" } ?? "another process"
+            throw IndexerError(
+                .locked,
+                "the index \(location.root) is being written by \(who); waited \(Int(timeout)) s — try again when it finishes")
+        }
+        return lock
+    }
+
+    /// Why the current index cannot be caught up and must be rebuilt, or nil if it can.
+    private func rebuildReason(_ index: SearchableIndex) throws(SearchIndexError) -> String? {
+        let boundStore = try index.metadata(Self.storeKey)
+        if boundStore != store.uuid {
+            return boundStore.isEmpty ? "the index is not bound to a store" : "the index belongs to store \(boundStore)"
+        }
+        let layout = try index.metadata(SearchIndexLayout.versionKey)
+        if layout != SearchIndexLayout.version {
+            return "the index layout is \(layout.isEmpty ? "unknown" : layout), this spotlite writes \(SearchIndexLayout.version)"
+        }
+        if try index.fetchLastClientState().flatMap({ Int64($0) }) == nil { return "the index has no cursor" }
+        return nil
+    }
+
+    private func catchUpHoldingLock(batchSize: Int) throws(IndexerError) -> Report {
+        guard let generation = location.currentGeneration(), location.exists else {
+            return try rebuildHoldingLock(reason: "there is no index yet")
+        }
+        let path = location.path(of: generation)
+        let index: SearchableIndex
+        do {
+            index = try SearchableIndex(path: path)
+        } catch where error.code == .corrupt || error.code == .unavailable {
+            return try rebuildHoldingLock(reason: "the index could not be opened (\(error.message))")
+        } catch {
+            throw IndexerError(error, path: location.root)
+        }
+        var report = Report()
+        do {
+            if let reason = try rebuildReason(index) {
+                try index.close()
+                return try rebuildHoldingLock(reason: reason)
+            }
+            var cursor = Int64(try index.fetchLastClientState() ?? "0") ?? 0
+            while true {
+                let batch = try store.read { try $0.changes(after: cursor, limit: batchSize) }
+                if batch.isEmpty { break }
+                try index.beginIndexBatch()
+                try index.deleteSearchableItems(withDomainIdentifiers: batch.deletedProjectIDs.map { mapping.uri(.project, $0) })
+                try index.deleteSearchableItems(withIdentifiers: batch.deletedItemIDs.map { mapping.uri(.item, $0) })
+                var documents = batch.projects.map(mapping.searchableItem(for:))
+                for item in batch.items {
+                    guard let project = batch.itemProjects[item.projectID] else { continue }
+                    documents.append(mapping.searchableItem(for: item, in: project))
+                }
+                try index.indexSearchableItems(documents)
+                try index.endIndexBatch(clientState: String(batch.throughSequence))
+                cursor = batch.throughSequence
+                report.batches += 1
+                report.changesApplied += batch.changeCount
+                report.documentsWritten += documents.count
+            }
+            report.cursor = cursor
+            try index.close()
+            return report
+        } catch let gap as ChangeFeedGap {
+            try? index.close()
+            switch gap {
+            case .pruned(let cursor, let through):
+                return try rebuildHoldingLock(
+                    reason: "the change log was pruned through \(through), past the index's cursor \(cursor)")
+            case .ahead(let cursor, let last):
+                return try rebuildHoldingLock(
+                    reason: "the index's cursor \(cursor) is ahead of the store's last change \(last)")
+            }
+        } catch let error as SearchIndexError where error.code == .corrupt {
+            try? index.close()
+            return try rebuildHoldingLock(reason: "the index is damaged (\(error.message))")
+        } catch {
+            try? index.cancelIndexBatch()
+            throw try indexer(location.root) { throw error }
+        }
+    }
+
+    private func rebuildHoldingLock(reason: String) throws(IndexerError) -> Report {
+        var report = Report()
+        report.rebuildReason = reason
+        let generation = location.nextGeneration()
+        let path = location.path(of: generation)
+        try indexer(location.root) {
+            // No fsync while building: the directory is only made current, after an explicit flush, once complete.
+            let index = try SearchableIndex(path: path, durable: false, flushThreshold: 20_000, bulkLoad: true)
+            let cursor = try store.read { reader -> Int64 in
+                let cursor = try reader.lastChangeSequence()
+                var projects: [String: Project] = [:]
+                var pending: [SearchableItem] = []
+                for project in try reader.allProjects() {
+                    projects[project.id] = project
+                    pending.append(mapping.searchableItem(for: project))
+                }
+                try reader.forEachItem { item in
+                    guard let project = projects[item.projectID] else { return }
+                    pending.append(mapping.searchableItem(for: item, in: project))
+                    if pending.count >= 1_000 {
+                        try index.indexSearchableItems(pending)
+                        report.documentsWritten += pending.count
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                }
+                try index.indexSearchableItems(pending)
+                report.documentsWritten += pending.count
+                return cursor
+            }
+            try index.setMetadata(Self.storeKey, store.uuid)
+            try index.setMetadata(SearchIndexLayout.versionKey, SearchIndexLayout.version)
+            try index.commit(clientState: String(cursor))
+            try index.close()
+            try location.makeCurrent(generation)
+            location.removeStaleGenerations()
+            report.cursor = cursor
+        }
+        return report
+    }
+}

@@ -1,0 +1,42 @@
+import Xapian
+
+/// Turns a ``SearchableItem`` into a Xapian document following ``TermPrefix`` and ``ValueSlot``.
+final class DocumentBuilder {
+    private let generator: TermGenerator
+
+    /// Title words count this many times a detail word: BM25 then ranks title matches above detail ones.
+    static let titleWeight: UInt32 = 2
+
+    init() throws(XapianError) {
+        // Words over 64 bytes (Xapian's default) are skipped; the rest of the text is still indexed.
+        generator = try TermGenerator(stemmingLanguage: "english", maxWordLength: 64)
+    }
+
+    func document(for item: SearchableItem) throws(XapianError) -> Document {
+        let attributes = item.attributeSet
+        let document = Document()
+        try document.setData(item.uniqueIdentifier)
+        try document.addBooleanTerm(TermPrefix.uniqueIdentifier + item.uniqueIdentifier)
+        try document.addBooleanTerm(TermPrefix.domain + item.domainIdentifier)
+        try document.addBooleanTerm(TermPrefix.kind + attributes.kind.rawValue)
+        try document.addBooleanTerm(TermPrefix.status + attributes.status)
+        if let priority = attributes.priority {
+            try document.addBooleanTerm(TermPrefix.priority + String(priority))
+            try document.addValue(SortableNumber.encode(Double(priority)), slot: ValueSlot.priority)
+        }
+        if !attributes.containerTitle.isEmpty {
+            try document.addBooleanTerm(TermPrefix.containerTitleTerm(attributes.containerTitle))
+        }
+
+        try generator.setDocument(document)
+        try generator.indexText(attributes.title, wdfIncrement: Self.titleWeight, prefix: TermPrefix.title)
+        generator.increaseTermPosition()
+        try generator.indexText(attributes.contentDescription, prefix: TermPrefix.detail)
+
+        try document.addValue(SortableNumber.encode(Double(attributes.createdAt)), slot: ValueSlot.created)
+        try document.addValue(SortableNumber.encode(Double(attributes.modifiedAt)), slot: ValueSlot.modified)
+        try document.addValue(Array(item.fingerprint.utf8), slot: ValueSlot.fingerprint)
+        try document.addValue(Array(attributes.title.lowercased().utf8.prefix(64)), slot: ValueSlot.titleSortKey)
+        return document
+    }
+}

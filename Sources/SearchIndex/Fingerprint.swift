@@ -1,0 +1,37 @@
+/// FNV-1a 64-bit hashing: stable across runs and platforms (unlike `Hasher`), for fingerprints and
+/// over-long terms.
+enum Fingerprint {
+    static func fnv1a(_ parts: [String]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for part in parts {
+            for byte in part.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+            hash ^= 0x1F  // a separator, so ["ab", "c"] and ["a", "bc"] differ
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// `text` if it fits in `maximumBytes` of UTF-8, else a prefix of it cut on a character boundary plus
+    /// `#` and the hash of the whole.
+    static func bounded(_ text: String, maximumBytes: Int) -> String {
+        if text.utf8.count <= maximumBytes { return text }
+        let suffix = "#" + hex(fnv1a([text]))
+        var kept = ""
+        var bytes = 0
+        for character in text {
+            let size = character.utf8.count
+            if bytes + size > maximumBytes - suffix.utf8.count { break }
+            kept.append(character)
+            bytes += size
+        }
+        return kept + suffix
+    }
+}

@@ -1,0 +1,62 @@
+import Xapian
+
+/// An error from the search index: a code to match on, a sentence, and the Xapian error behind it.
+public struct SearchIndexError: Error, CustomStringConvertible, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        public init(_ name: String) { self.name = name }
+
+        /// Another writer holds the index.
+        public static let locked = Code("locked")
+        /// The revision being read was replaced; reopen and retry.
+        public static let modified = Code("modified")
+        /// The index is missing or cannot be opened.
+        public static let unavailable = Code("unavailable")
+        /// The index is damaged.
+        public static let corrupt = Code("corrupt")
+        /// A query string could not be understood.
+        public static let querySyntax = Code("query syntax")
+        /// An argument was out of range.
+        public static let invalidArgument = Code("invalid argument")
+        /// Anything else.
+        public static let other = Code("other")
+
+        public var description: String { name }
+    }
+
+    public var code: Code
+    public var message: String
+    public var cause: XapianError?
+
+    public init(_ code: Code, _ message: String, cause: XapianError? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String { message }
+
+    init(_ error: XapianError) {
+        let code: Code
+        switch error.kind {
+        case .lock: code = .locked
+        case .modified: code = .modified
+        case .opening: code = .unavailable
+        case .corrupt: code = .corrupt
+        case .querySyntax: code = .querySyntax
+        case .invalidArgument: code = .invalidArgument
+        default: code = .other
+        }
+        self.init(code, error.message, cause: error)
+    }
+}
+
+/// Runs Xapian calls, converting their errors.
+@inline(__always)
+func xapian<T>(_ body: () throws(XapianError) -> T) throws(SearchIndexError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw SearchIndexError(error)
+    }
+}

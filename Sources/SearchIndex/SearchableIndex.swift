@@ -1,0 +1,153 @@
+import Xapian
+
+/// A writable Spotlight-style index over a Xapian database, after Core Spotlight's `CSSearchableIndex`.
+///
+/// Holds the database's write lock from `init` until the object goes away (or ``close()``): only one
+/// `SearchableIndex` per database at a time; a second one fails with ``SearchIndexError/Code-swift.struct/locked``.
+///
+/// Outside a batch every call commits on its own. Between ``beginIndexBatch()`` and
+/// ``endIndexBatch(clientState:)`` nothing is visible to readers; the end commits the batch's changes and the
+/// client state together, in one Xapian commit, so a crash leaves either all of it or none.
+///
+/// ```swift
+/// let index = try SearchableIndex(path: dir)
+/// try index.beginIndexBatch()
+/// try index.indexSearchableItems(items)
+/// try index.endIndexBatch(clientState: "42")
+/// try index.fetchLastClientState()    // "42"
+/// ```
+public final class SearchableIndex {
+    let database: WritableDatabase
+    private let builder: DocumentBuilder
+    private var inBatch = false
+    private let commitsEachCall: Bool
+
+    /// Opens (creating if needed) the index at `path`.
+    ///
+    /// - Parameters:
+    ///   - durable: `false` skips fsync: for a fresh index that is only swapped in once complete.
+    ///   - flushThreshold: documents buffered before Xapian flushes outside a batch (0 = default).
+    ///   - bulkLoad: `true` commits only on ``commit(clientState:)`` (Xapian still flushes every `flushThreshold`
+    ///     documents): for building a fresh index, where per-call commits would only cost time.
+    public init(path: String, durable: Bool = true, flushThreshold: UInt32 = 0, bulkLoad: Bool = false)
+        throws(SearchIndexError)
+    {
+        commitsEachCall = !bulkLoad
+        database = try xapian { () throws(XapianError) in
+            try WritableDatabase(path: path, durable: durable, flushThreshold: flushThreshold)
+        }
+        builder = try xapian { () throws(XapianError) in try DocumentBuilder() }
+        if try metadata(SearchIndexLayout.versionKey).isEmpty, try documentCount() == 0 {
+            try setMetadata(SearchIndexLayout.versionKey, SearchIndexLayout.version)
+            try xapian { () throws(XapianError) in try database.commit() }
+        }
+    }
+
+    /// Adds or replaces items (matched by unique identifier).
+    public func indexSearchableItems(_ items: [SearchableItem]) throws(SearchIndexError) {
+        try changing { () throws(XapianError) in
+            for item in items {
+                let document = try builder.document(for: item)
+                try database.replaceDocument(uniqueTerm: TermPrefix.uniqueIdentifier + item.uniqueIdentifier, with: document)
+            }
+        }
+    }
+
+    /// Removes the items with these unique identifiers (absent ones are ignored).
+    public func deleteSearchableItems(withIdentifiers identifiers: [String]) throws(SearchIndexError) {
+        try changing { () throws(XapianError) in
+            for identifier in identifiers {
+                try database.deleteDocuments(term: TermPrefix.uniqueIdentifier + identifier)
+            }
+        }
+    }
+
+    /// Removes every item of these domains.
+    public func deleteSearchableItems(withDomainIdentifiers domains: [String]) throws(SearchIndexError) {
+        try changing { () throws(XapianError) in
+            for domain in domains {
+                try database.deleteDocuments(term: TermPrefix.domain + domain)
+            }
+        }
+    }
+
+    /// Removes every item. The client state and layout stay.
+    public func deleteAllSearchableItems() throws(SearchIndexError) {
+        try changing { () throws(XapianError) in
+            for kind in SearchableItemAttributeSet.Kind.allCases {
+                try database.deleteDocuments(term: TermPrefix.kind + kind.rawValue)
+            }
+        }
+    }
+
+    /// Starts a batch: nothing is visible until ``endIndexBatch(clientState:)``.
+    public func beginIndexBatch() throws(SearchIndexError) {
+        precondition(!inBatch, "beginIndexBatch() called twice")
+        try xapian { () throws(XapianError) in try database.beginTransaction() }
+        inBatch = true
+    }
+
+    /// Commits the batch and `clientState` together, atomically.
+    public func endIndexBatch(clientState: String) throws(SearchIndexError) {
+        precondition(inBatch, "endIndexBatch(clientState:) without beginIndexBatch()")
+        inBatch = false
+        try xapian { () throws(XapianError) in
+            try database.setMetadata(SearchIndexLayout.clientStateKey, clientState)
+            try database.commitTransaction()
+        }
+    }
+
+    /// Drops the batch's changes.
+    public func cancelIndexBatch() throws(SearchIndexError) {
+        guard inBatch else { return }
+        inBatch = false
+        try xapian { () throws(XapianError) in try database.cancelTransaction() }
+    }
+
+    /// The client state of the last committed batch, or nil if none was ever committed.
+    public func fetchLastClientState() throws(SearchIndexError) -> String? {
+        let state = try metadata(SearchIndexLayout.clientStateKey)
+        return state.isEmpty ? nil : state
+    }
+
+    /// Sets `clientState` and commits everything pending (outside a batch), for bulk builds that do not use batches.
+    public func commit(clientState: String) throws(SearchIndexError) {
+        precondition(!inBatch, "commit(clientState:) inside a batch; use endIndexBatch(clientState:)")
+        try xapian { () throws(XapianError) in
+            try database.setMetadata(SearchIndexLayout.clientStateKey, clientState)
+            try database.commit()
+        }
+    }
+
+    /// A metadata entry (committed with the next commit).
+    public func setMetadata(_ key: String, _ value: String) throws(SearchIndexError) {
+        try xapian { () throws(XapianError) in try database.setMetadata(key, value) }
+    }
+
+    public func metadata(_ key: String) throws(SearchIndexError) -> String {
+        try xapian { () throws(XapianError) in try database.metadata(key) }
+    }
+
+    public func documentCount() throws(SearchIndexError) -> Int {
+        try xapian { () throws(XapianError) in try database.documentCount() }
+    }
+
+    /// Releases the lock; uncommitted changes are dropped.
+    public func close() throws(SearchIndexError) {
+        try xapian { () throws(XapianError) in try database.close() }
+    }
+
+    /// Runs a change, committing it at once unless a batch is open. A failure inside a batch cancels it.
+    private func changing(_ body: () throws(XapianError) -> Void) throws(SearchIndexError) {
+        do {
+            try body()
+            if !inBatch && commitsEachCall { try database.commit() }
+        } catch {
+            if inBatch {
+                inBatch = false
+                try? database.cancelTransaction()
+            }
+            throw SearchIndexError(error)
+        }
+    }
+}

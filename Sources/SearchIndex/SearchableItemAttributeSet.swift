@@ -1,0 +1,73 @@
+/// The searchable attributes of an item, after Core Spotlight's `CSSearchableItemAttributeSet`.
+public struct SearchableItemAttributeSet: Sendable, Equatable {
+    /// What a document stands for.
+    public enum Kind: String, Sendable, CaseIterable {
+        case item
+        case project
+    }
+
+    /// Indexed as free text with the title prefix, weighted above the content.
+    public var title: String
+    /// Indexed as free text (the item's detail).
+    public var contentDescription: String
+    public var kind: Kind
+    /// The title of the container (the project): a boolean term for `project:` filters.
+    public var containerTitle: String
+    /// 1…3 for items; nil for projects.
+    public var priority: Int?
+    /// Completed (items) or closed (projects).
+    public var isCompleted: Bool
+    /// Seconds since 1970.
+    public var createdAt: Int64
+    public var modifiedAt: Int64
+
+    public init(
+        title: String, contentDescription: String = "", kind: Kind = .item, containerTitle: String = "",
+        priority: Int? = nil, isCompleted: Bool = false, createdAt: Int64 = 0, modifiedAt: Int64 = 0
+    ) {
+        self.title = title
+        self.contentDescription = contentDescription
+        self.kind = kind
+        self.containerTitle = containerTitle
+        self.priority = priority
+        self.isCompleted = isCompleted
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+    }
+
+    /// The status word used by `is:` filters.
+    public var status: String {
+        switch (kind, isCompleted) {
+        case (.item, true): return "completed"
+        case (.project, true): return "closed"
+        case (_, false): return "open"
+        }
+    }
+}
+
+/// One document of the index, after Core Spotlight's `CSSearchableItem`.
+public struct SearchableItem: Sendable, Equatable {
+    /// Unique across the index (Spotlite uses the item's `tracker://` URI).
+    public var uniqueIdentifier: String
+    /// The group the item belongs to (its project's URI); deleting the domain deletes the group.
+    public var domainIdentifier: String
+    public var attributeSet: SearchableItemAttributeSet
+
+    public init(uniqueIdentifier: String, domainIdentifier: String, attributeSet: SearchableItemAttributeSet) {
+        self.uniqueIdentifier = uniqueIdentifier
+        self.domainIdentifier = domainIdentifier
+        self.attributeSet = attributeSet
+    }
+
+    /// A stable hash of everything indexed for this item; stored with the document so that a verifier can
+    /// tell a stale document from a current one without re-reading its terms.
+    public var fingerprint: String {
+        let a = attributeSet
+        return Fingerprint.hex(
+            Fingerprint.fnv1a([
+                SearchIndexLayout.version, uniqueIdentifier, domainIdentifier, a.kind.rawValue, a.title,
+                a.contentDescription, a.containerTitle, a.priority.map(String.init) ?? "-", a.isCompleted ? "1" : "0",
+                String(a.createdAt), String(a.modifiedAt),
+            ]))
+    }
+}

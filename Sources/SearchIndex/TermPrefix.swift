@@ -1,0 +1,60 @@
+/// The one table of term prefixes and value slots in a Spotlite index. Change it only together with
+/// ``SearchIndexLayout/version``: an index built with another table is rebuilt, never mixed.
+///
+/// Conventions follow Xapian's omega: `Q` for the unique id, `S` for the title, `X…` for our own.
+/// Free-text terms also get a stemmed twin, `Z` + prefix + stem, from the term generator.
+public enum TermPrefix {
+    /// Unique identifier (the item's URI); exactly one document per `Q` term. Boolean.
+    public static let uniqueIdentifier = "Q"
+    /// Title words (free text, positional, weighted above the detail). The title is indexed only here.
+    public static let title = "S"
+    /// Detail (content description) words: the empty prefix, so that the default field's
+    /// `"" → ["", "S"]` mapping searches title and detail without indexing the title twice.
+    public static let detail = ""
+    /// Domain identifier (the project's URI): deleting a domain deletes every document with this term. Boolean.
+    public static let domain = "XDOM"
+    /// Kind of document: `item` or `project`. Boolean.
+    public static let kind = "XK"
+    /// Status: `open`, `completed` (items) or `closed` (projects). Boolean.
+    public static let status = "XIS"
+    /// Priority `1`…`3`. Boolean.
+    public static let priority = "XPRI"
+    /// The container (project) title, normalised by ``containerTitleTerm(_:)``. Boolean.
+    public static let containerTitle = "XPT"
+}
+
+/// Value slots: sortable numbers and strings kept per document.
+public enum ValueSlot {
+    /// Creation time, seconds since 1970, Xapian sortable encoding.
+    public static let created: UInt32 = 0
+    /// Last modification time, same encoding.
+    public static let modified: UInt32 = 1
+    /// Priority, same encoding.
+    public static let priority: UInt32 = 2
+    /// Fingerprint of the indexed attributes (hex), so `verify` can find stale documents.
+    public static let fingerprint: UInt32 = 3
+    /// Lowercased title, for sorting by title.
+    public static let titleSortKey: UInt32 = 4
+}
+
+/// The index layout: what the prefixes, slots and document shape mean.
+public enum SearchIndexLayout {
+    /// Bump whenever ``TermPrefix``, ``ValueSlot`` or the document shape changes.
+    public static let version = "1"
+    /// Metadata key holding ``version``.
+    public static let versionKey = "spotlite.layout"
+    /// Metadata key holding the client state of the last batch.
+    public static let clientStateKey = "spotlite.client-state"
+}
+
+extension TermPrefix {
+    /// Xapian refuses terms over 245 bytes; boolean terms built from user text stay under this.
+    static let maximumBooleanTermBytes = 200
+
+    /// The boolean term for a container title: lowercased, spaces collapsed; a title too long for a
+    /// term is cut and suffixed with a hash of the whole, so it still matches exactly.
+    public static func containerTitleTerm(_ title: String) -> String {
+        let normalized = title.lowercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        return containerTitle + Fingerprint.bounded(normalized, maximumBytes: maximumBooleanTermBytes - containerTitle.utf8.count)
+    }
+}

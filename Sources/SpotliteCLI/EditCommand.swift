@@ -1,0 +1,123 @@
+import ArgumentParser
+import TrackerStore
+
+struct EditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Change an item's or a project's fields."
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "The item or project URI.")
+    var uri: String
+
+    @Option(help: "A new title.")
+    var title: String?
+
+    @Option(help: "A new detail text.")
+    var detail: String?
+
+    @Option(help: "A new priority, 1…3 (items only).")
+    var priority: Int?
+
+    @Option(help: ArgumentHelp("Move the item to this project (title or URI).", valueName: "title-or-uri"))
+    var project: String?
+
+    func run() throws {
+        try running {
+            let store = try options.openStore()
+            let target = try parseURI(uri, in: store)
+            switch target.kind {
+            case .item:
+                let projectID = try project.map { try store.findProject($0).id }
+                try store.updateItem(
+                    id: target.entityID,
+                    ItemChanges(title: title, detail: detail, priority: priority, projectID: projectID))
+            case .project:
+                if priority != nil || project != nil {
+                    throw CLIError("--priority and --project apply to items, not projects", status: .usage)
+                }
+                try store.updateProject(id: target.entityID, ProjectChanges(title: title, detail: detail))
+            }
+            Output.line(target.description)
+        }
+    }
+}
+
+/// Marks items completed (or projects closed).
+struct CompleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "complete",
+        abstract: "Mark items completed (a project URI closes the project)."
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "Item or project URIs.")
+    var uris: [String]
+
+    func run() throws {
+        try setCompleted(true, uris: uris, options: options)
+    }
+}
+
+/// Marks items open again (or projects reopened).
+struct ReopenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reopen",
+        abstract: "Mark items open again (a project URI reopens the project)."
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "Item or project URIs.")
+    var uris: [String]
+
+    func run() throws {
+        try setCompleted(false, uris: uris, options: options)
+    }
+}
+
+private func setCompleted(_ completed: Bool, uris: [String], options: StoreOptions) throws {
+    try running {
+        let store = try options.openStore()
+        let targets = try uris.map { try parseURI($0, in: store) }
+        for target in targets {
+            switch target.kind {
+            case .item: try store.updateItem(id: target.entityID, ItemChanges(isCompleted: completed))
+            case .project: try store.updateProject(id: target.entityID, ProjectChanges(isClosed: completed))
+            }
+            Output.line(target.description)
+        }
+    }
+}
+
+struct DeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete items, or projects with all their items."
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "Item or project URIs.")
+    var uris: [String]
+
+    func run() throws {
+        try running {
+            let store = try options.openStore()
+            let targets = try uris.map { try parseURI($0, in: store) }
+            for target in targets {
+                switch target.kind {
+                case .item:
+                    try store.deleteItem(id: target.entityID)
+                    Output.line("deleted \(target)")
+                case .project:
+                    let items = try store.deleteProject(id: target.entityID)
+                    Output.line("deleted \(target) and its \(items) items")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Indexer
+
+struct IndexCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "index",
+        abstract: "Bring the index up to date with the store (or rebuild it).",
+        discussion: """
+            Applies the store's change log since the index's cursor, in batches each committed with its cursor. \
+            A missing index, another store's index, an old layout or a pruned log makes a full rebuild, built in \
+            a fresh directory and swapped in atomically. Waits up to --wait seconds for another writer.
+            """
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Flag(help: "Build a fresh index from the store and swap it in atomically.")
+    var rebuild = false
+
+    @Option(help: ArgumentHelp("Seconds to wait for another writer before giving up.", valueName: "seconds"))
+    var wait: Double = StoreIndexer.defaultLockTimeout
+
+    @Option(help: ArgumentHelp("Changes applied per commit.", valueName: "n"))
+    var batchSize: Int = StoreIndexer.defaultBatchSize
+
+    func validate() throws {
+        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+        if wait < 0 { throw ValidationError("--wait must be 0 or more seconds") }
+    }
+
+    func run() throws {
+        try running {
+            let indexer = try options.openIndexer()
+            let started = Date()
+            let report = rebuild
+                ? try indexer.rebuild(lockTimeout: wait)
+                : try indexer.catchUp(lockTimeout: wait, batchSize: batchSize)
+            let seconds = String(format: "%.2f", Date().timeIntervalSince(started))
+            if let reason = report.rebuildReason {
+                Output.line("rebuilt \(indexer.location.root): \(report.documentsWritten) documents in \(seconds) s (\(reason)); cursor \(report.cursor)")
+            } else if report.changesApplied == 0 {
+                Output.line("index is up to date (cursor \(report.cursor))")
+            } else {
+                Output.line(
+                    "applied \(report.changesApplied) changes (\(report.documentsWritten) documents, \(report.batches) commits) in \(seconds) s; cursor \(report.cursor)")
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Indexer
+import TrackerStore
+
+/// A JSON value with keys in the order given, so output is stable for tools and golden tests.
+indirect enum JSON {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case null
+    case array([JSON])
+    case object([(String, JSON)])
+
+    var text: String {
+        switch self {
+        case .string(let value): return JSONLines.quote(value)
+        case .int(let value): return String(value)
+        case .double(let value): return value.isFinite ? String(format: "%.6g", value) : "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .null: return "null"
+        case .array(let values): return "[" + values.map(\.text).joined(separator: ",") + "]"
+        case .object(let pairs):
+            return "{" + pairs.map { JSONLines.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+        }
+    }
+}
+
+/// The JSON form of store rows, shared by `search` and `resolve`.
+enum EntityJSON {
+    static func json(_ entity: StoreEntity, uri: TrackerURI, score: Double? = nil) -> JSON {
+        var pairs: [(String, JSON)] = [("uri", .string(uri.description))]
+        switch entity {
+        case .item(let item, let project):
+            pairs += [
+                ("kind", .string("item")),
+                ("id", .string(item.id)),
+                ("title", .string(item.title)),
+                ("detail", .string(item.detail)),
+                ("project", .object([
+                    ("uri", .string(TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id).description)),
+                    ("title", .string(project.title)),
+                ])),
+                ("priority", .int(item.priority)),
+                ("completed", .bool(item.isCompleted)),
+                ("created", .string(item.createdAt)),
+                ("modified", .string(item.modifiedAt)),
+            ]
+        case .project(let project):
+            pairs += [
+                ("kind", .string("project")),
+                ("id", .string(project.id)),
+                ("title", .string(project.title)),
+                ("detail", .string(project.detail)),
+                ("color", .string(project.color)),
+                ("closed", .bool(project.isClosed)),
+                ("created", .string(project.createdAt)),
+                ("modified", .string(project.modifiedAt)),
+            ]
+        }
+        if let score { pairs.append(("score", .double(score))) }
+        return .object(pairs)
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import TrackerStore
+
+struct ResolveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resolve",
+        abstract: "Print the item or project behind tracker:// URIs (deep links).",
+        discussion: """
+            Exit status: 0 when every URI resolves; 3 when one is not in the store (deleted); 2 when one is \
+            malformed; 4 when one belongs to another store. Every URI is still reported, each failure on stderr.
+            """
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "tracker://<store-uuid>/item/<uuid> or tracker://<store-uuid>/project/<uuid>")
+    var uris: [String]
+
+    @Option(help: "text, json (one object, or an array for several URIs), jsonl or ids.")
+    var format: OutputFormat = .text
+
+    func run() throws {
+        let store = try running { try options.openStore() }
+        var worst: ExitStatus = .success
+        var found: [(TrackerURI, StoreEntity)] = []
+        for text in uris {
+            do {
+                let uri = try TrackerURI(parsing: text)
+                found.append((uri, try store.entity(for: uri)))
+            } catch {
+                let failure = CLIError.from(error)
+                Output.note("spotlite: \(failure.message)")
+                // Report the most serious failure: malformed input outranks a foreign or missing URI.
+                if worst == .success || failure.status == .usage { worst = failure.status }
+            }
+        }
+        switch format {
+        case .ids:
+            for (uri, _) in found { Output.line(uri.description) }
+        case .jsonl:
+            for (uri, entity) in found { Output.line(EntityJSON.json(entity, uri: uri).text) }
+        case .json:
+            let objects = found.map { EntityJSON.json($0.1, uri: $0.0) }
+            Output.line((uris.count == 1 ? (objects.first ?? .null) : .array(objects)).text)
+        case .text:
+            for (number, (uri, entity)) in found.enumerated() {
+                if number > 0 { Output.line("") }
+                Output.line(Self.text(entity, uri: uri))
+            }
+        }
+        if worst != .success { throw ExitCode(worst.rawValue) }
+    }
+
+    static func text(_ entity: StoreEntity, uri: TrackerURI) -> String {
+        var lines: [String] = []
+        switch entity {
+        case .item(let item, let project):
+            let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)
+            lines = [
+                item.title,
+                "  uri:       \(uri)",
+                "  kind:      item",
+                "  project:   \(project.title) (\(projectURI))",
+                "  priority:  \(item.priority) (\(TextPrinter.priorityNames[item.priority] ?? "?"))",
+                "  status:    \(item.isCompleted ? "completed" : "open")",
+                "  created:   \(item.createdAt)",
+                "  modified:  \(item.modifiedAt)",
+            ]
+            if !item.detail.isEmpty { lines += ["", item.detail] }
+        case .project(let project):
+            lines = [
+                project.title,
+                "  uri:       \(uri)",
+                "  kind:      project",
+                "  status:    \(project.isClosed ? "closed" : "open")",
+                "  created:   \(project.createdAt)",
+                "  modified:  \(project.modifiedAt)",
+            ]
+            if !project.detail.isEmpty { lines += ["", project.detail] }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import Indexer
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the store and index: paths, UUID, counts, cursor, and how far behind the index is."
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Option(help: "text or json.")
+    var format: OutputFormat = .text
+
+    func validate() throws {
+        if format != .text && format != .json { throw ValidationError("status prints --format text or json") }
+    }
+
+    func run() throws {
+        let status = try running { try options.openIndexer().status() }
+        if format == .json {
+            Output.line(JSON.object([
+                ("store", .string(status.storePath)),
+                ("store_uuid", .string(status.storeID)),
+                ("index", .string(status.indexPath)),
+                ("projects", .int(status.projects)),
+                ("items", .int(status.items)),
+                ("last_change", .int(Int(status.lastChange))),
+                ("index_exists", .bool(status.indexExists)),
+                ("indexed_documents", status.indexedDocuments.map { .int($0) } ?? .null),
+                ("cursor", status.cursor.map { .int(Int($0)) } ?? .null),
+                ("changes_behind", status.changesBehind.map { .int($0) } ?? .null),
+                ("needs_rebuild", status.needsRebuild.map { .string($0) } ?? .null),
+                ("writer_pid", status.writer.map { .int(Int($0.pid)) } ?? .null),
+            ]).text)
+            return
+        }
+        Output.line("store:      \(status.storePath)")
+        Output.line("store uri:  tracker://\(status.storeID)")
+        Output.line("index:      \(status.indexPath)")
+        Output.line("projects:   \(status.projects)")
+        Output.line("items:      \(status.items)")
+        Output.line("documents:  \(status.indexedDocuments.map(String.init) ?? "none (no index)")")
+        let cursor = status.cursor.map(String.init) ?? "none"
+        Output.line("changes:    last \(status.lastChange), index cursor \(cursor)")
+        if let behind = status.changesBehind {
+            Output.line("behind:     \(behind == 0 ? "up to date" : "\(behind) changes (run `spotlite index`)")")
+        }
+        if let reason = status.needsRebuild {
+            Output.line("rebuild:    needed — \(reason) (`spotlite index` will rebuild)")
+        }
+        if let writer = status.writer {
+            Output.line("writer:     process \(writer.pid) (\(writer.purpose))")
+        }
+    }
+}
+
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Compare the store with the index: missing, stale and extra documents. Exit 0 only if none.",
+        discussion: """
+            Every store row is compared with its index document by a fingerprint of what is indexed. \
+            --repair re-indexes missing and stale rows and deletes extra documents, then checks again. \
+            Exit status 0 when clean, 1 when differences remain.
+            """
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Flag(help: "Fix what is found (takes the index's write lock).")
+    var repair = false
+
+    @Option(help: "text or json.")
+    var format: OutputFormat = .text
+
+    func validate() throws {
+        if format != .text && format != .json { throw ValidationError("verify prints --format text or json") }
+    }
+
+    func run() throws {
+        let report = try running { try options.openIndexer().verify(repair: repair) }
+        if format == .json {
+            Output.line(JSON.object([
+                ("clean", .bool(report.isClean)),
+                ("store_rows", .int(report.storeRows)),
+                ("index_documents", .int(report.indexDocuments)),
+                ("changes_behind", .int(report.changesBehind)),
+                ("repaired", .int(report.repaired)),
+                ("missing", .array(report.missing.map { .string($0) })),
+                ("stale", .array(report.stale.map { .string($0) })),
+                ("extra", .array(report.extra.map { .string($0) })),
+            ]).text)
+        } else {
+            for uri in report.missing { Output.line("missing  \(uri)") }
+            for uri in report.stale { Output.line("stale    \(uri)") }
+            for uri in report.extra { Output.line("extra    \(uri)") }
+            if report.repaired > 0 { Output.line("repaired \(report.repaired) documents") }
+            let verdict = report.isClean ? "clean" : "\(report.missing.count) missing, \(report.stale.count) stale, \(report.extra.count) extra"
+            Output.line("verify: \(report.storeRows) store rows, \(report.indexDocuments) index documents: \(verdict)")
+            if report.changesBehind > 0 && !report.isClean {
+                Output.line("note: the index is \(report.changesBehind) changes behind; `spotlite index` applies them")
+            }
+        }
+        if !report.isClean { throw ExitCode(ExitStatus.noResults.rawValue) }
+    }
+}

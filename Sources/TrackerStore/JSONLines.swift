@@ -1,0 +1,245 @@
+import Foundation
+
+/// One record of the JSON Lines import/export format (see README "Import format").
+///
+/// ```
+/// {"kind":"project","id":"<uuid>","title":"…","detail":"…","created":"2020-06-18T20:27:49Z"}
+/// {"kind":"item","id":"<uuid>","project":"<project uuid>","title":"…","detail":"…","priority":2,"completed":true,"created":"…"}
+/// ```
+public enum JSONLinesRecord: Sendable, Equatable {
+    case project(Project)
+    case item(Item)
+}
+
+/// A line that cannot be imported: its 1-based number and what is wrong with it.
+public struct ImportLineError: Error, Sendable, CustomStringConvertible {
+    public var line: Int
+    public var reason: String
+    public var description: String { "line \(line): \(reason)" }
+}
+
+/// Parses and prints the JSON Lines format.
+public enum JSONLines {
+    static let projectFields: Set<String> = ["kind", "id", "title", "detail", "color", "closed", "created", "modified"]
+    static let itemFields: Set<String> = [
+        "kind", "id", "project", "title", "detail", "priority", "completed", "created", "modified",
+    ]
+
+    /// Parses a whole file; the first bad line fails it (nothing is half-read).
+    ///
+    /// `now` stands in for missing `created` times and `makeID` for missing ids (injected for tests).
+    public static func parse(
+        _ data: Data, now: String, makeID: () -> String = { UUID().uuidString.lowercased() }
+    ) throws(ImportLineError) -> [(line: Int, record: JSONLinesRecord)] {
+        var records: [(line: Int, record: JSONLinesRecord)] = []
+        var lineNumber = 0
+        var start = data.startIndex
+        while start < data.endIndex {
+            lineNumber += 1
+            let end = data[start...].firstIndex(of: 0x0A) ?? data.endIndex
+            var line = data[start..<end]
+            start = end < data.endIndex ? data.index(after: end) : end
+            if line.last == 0x0D { line = line.dropLast() }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            do {
+                records.append((lineNumber, try parseLine(Data(line), now: now, makeID: makeID)))
+            } catch let reason {
+                throw ImportLineError(line: lineNumber, reason: reason.text)
+            }
+        }
+        return records
+    }
+
+    struct Reason: Error { var text: String }
+
+    static func parseLine(_ line: Data, now: String, makeID: () -> String) throws(Reason) -> JSONLinesRecord {
+        if line.contains(0) { throw Reason(text: "contains a NUL byte") }
+        guard String(bytes: line, encoding: .utf8) != nil else { throw Reason(text: "is not valid UTF-8") }
+        let object: [String: JSONValue]
+        do {
+            object = try JSONDecoder().decode([String: JSONValue].self, from: line)
+        } catch {
+            if (try? JSONDecoder().decode(JSONValue.self, from: line)) != nil {
+                throw Reason(text: "expected a JSON object {…}")
+            }
+            throw Reason(text: "not valid JSON")
+        }
+        let fields = Fields(object: object)
+        let kind = try fields.string("kind", required: true)!
+        switch kind {
+        case "project":
+            try fields.rejectUnknown(projectFields, kind: kind)
+            let created = try fields.timestamp("created") ?? now
+            return .project(
+                Project(
+                    id: try fields.uuid("id") ?? makeID(),
+                    title: try fields.title(),
+                    detail: try fields.string("detail") ?? "",
+                    color: try fields.string("color") ?? "",
+                    isClosed: try fields.bool("closed") ?? false,
+                    createdAt: created,
+                    modifiedAt: try fields.timestamp("modified") ?? created))
+        case "item":
+            try fields.rejectUnknown(itemFields, kind: kind)
+            let created = try fields.timestamp("created") ?? now
+            guard let project = try fields.uuid("project") else {
+                throw Reason(text: "field \"project\" is missing (the id of the item's project)")
+            }
+            let priority = try fields.integer("priority") ?? 2
+            if !Item.priorities.contains(priority) {
+                throw Reason(text: "field \"priority\" is \(priority); use 1 (low), 2 (medium) or 3 (high)")
+            }
+            return .item(
+                Item(
+                    id: try fields.uuid("id") ?? makeID(),
+                    projectID: project,
+                    title: try fields.title(),
+                    detail: try fields.string("detail") ?? "",
+                    priority: priority,
+                    isCompleted: try fields.bool("completed") ?? false,
+                    createdAt: created,
+                    modifiedAt: try fields.timestamp("modified") ?? created))
+        default:
+            throw Reason(text: "field \"kind\" is \"\(kind)\"; use \"project\" or \"item\"")
+        }
+    }
+
+    /// Typed access to one line's fields, with errors that name the field.
+    struct Fields {
+        var object: [String: JSONValue]
+
+        func rejectUnknown(_ known: Set<String>, kind: String) throws(Reason) {
+            if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+                throw Reason(
+                    text: "unknown field \"\(unknown)\" for a \(kind); known fields: \(known.sorted().joined(separator: ", "))")
+            }
+        }
+
+        func string(_ key: String, required: Bool = false) throws(Reason) -> String? {
+            guard let value = object[key], value != .null else {
+                if required { throw Reason(text: "field \"\(key)\" is missing") }
+                return nil
+            }
+            guard case .string(let text) = value else { throw Reason(text: "field \"\(key)\" must be a string") }
+            if text.utf8.contains(0) { throw Reason(text: "field \"\(key)\" contains a NUL character") }
+            return text
+        }
+
+        func title() throws(Reason) -> String {
+            let title = try string("title", required: true)!
+            let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty { throw Reason(text: "field \"title\" is empty") }
+            return trimmed
+        }
+
+        func uuid(_ key: String) throws(Reason) -> String? {
+            guard let text = try string(key) else { return nil }
+            if let problem = TrackerURI.uuidProblem(text) { throw Reason(text: "field \"\(key)\": \(problem)") }
+            return text
+        }
+
+        func timestamp(_ key: String) throws(Reason) -> String? {
+            guard let text = try string(key) else { return nil }
+            guard let normalized = Timestamp.normalize(text) else {
+                throw Reason(text: "field \"\(key)\" is \"\(text)\"; use ISO 8601 like 2024-05-01T09:30:00Z")
+            }
+            return normalized
+        }
+
+        func bool(_ key: String) throws(Reason) -> Bool? {
+            guard let value = object[key], value != .null else { return nil }
+            if case .bool(let flag) = value { return flag }
+            throw Reason(text: "field \"\(key)\" must be true or false")
+        }
+
+        func integer(_ key: String) throws(Reason) -> Int? {
+            guard let value = object[key], value != .null else { return nil }
+            if case .number(let number) = value, let exact = Int(exactly: number) { return exact }
+            throw Reason(text: "field \"\(key)\" must be a whole number")
+        }
+    }
+
+    /// One line of the format for a record (no newline).
+    public static func line(for record: JSONLinesRecord) -> String {
+        var out = "{"
+        func field(_ key: String, _ value: String, first: Bool = false) {
+            if !first { out += "," }
+            out += "\"\(key)\":\(value)"
+        }
+        switch record {
+        case .project(let project):
+            field("kind", quote("project"), first: true)
+            field("id", quote(project.id))
+            field("title", quote(project.title))
+            field("detail", quote(project.detail))
+            field("color", quote(project.color))
+            field("closed", project.isClosed ? "true" : "false")
+            field("created", quote(project.createdAt))
+            field("modified", quote(project.modifiedAt))
+        case .item(let item):
+            field("kind", quote("item"), first: true)
+            field("id", quote(item.id))
+            field("project", quote(item.projectID))
+            field("title", quote(item.title))
+            field("detail", quote(item.detail))
+            field("priority", String(item.priority))
+            field("completed", item.isCompleted ? "true" : "false")
+            field("created", quote(item.createdAt))
+            field("modified", quote(item.modifiedAt))
+        }
+        return out + "}"
+    }
+
+    /// A JSON string literal.
+    public static func quote(_ text: String) -> String {
+        var out = "\""
+        out.reserveCapacity(text.utf8.count + 2)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028 || scalar.value == 0x2029:
+                out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Any JSON value, decoded strictly: a boolean is never a number and a number never a boolean.
+enum JSONValue: Decodable, Equatable {
+    case null, bool(Bool), number(Double), string(String), array, object
+
+    init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            while !array.isAtEnd { _ = try array.decode(JSONValue.self) }
+            self = .array
+            return
+        }
+        if (try? decoder.container(keyedBy: AnyKey.self)) != nil {
+            self = .object
+            return
+        }
+        let value = try decoder.singleValueContainer()
+        if value.decodeNil() {
+            self = .null
+        } else if let flag = try? value.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let number = try? value.decode(Double.self) {
+            self = .number(number)
+        } else {
+            self = .string(try value.decode(String.self))
+        }
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}

@@ -1,0 +1,117 @@
+import GRDB
+
+/// The store's schema, as GRDB migrations. Never edit a shipped migration: add a new one.
+///
+/// Everything that keeps the change log honest lives in SQL triggers, so that a change is captured
+/// whoever makes it — this package, another program, a sync engine or a plain `sqlite3` shell with foreign
+/// keys off.
+enum Schema {
+    /// The schema version this build writes; a store with a newer one is refused.
+    static let version = 1
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: v1)
+        }
+        return migrator
+    }
+
+    /// A CHECK that a column holds a canonical lowercase UUID.
+    private static func uuidCheck(_ column: String) -> String {
+        let hex = "[0-9a-f]"
+        let pattern = [8, 4, 4, 4, 12].map { String(repeating: hex, count: $0) }.joined(separator: "-")
+        return "CHECK (\(column) GLOB '\(pattern)')"
+    }
+
+    /// A random UUID (version 4) in SQL, so that rows inserted by any client get a valid id.
+    private static let uuidDefault = """
+        (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || \
+        substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || \
+        substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))))
+        """
+
+    private static let now = Timestamp.nowSQL
+
+    static let v1 = """
+        CREATE TABLE store_info (
+            singleton INTEGER PRIMARY KEY NOT NULL DEFAULT 1 CHECK (singleton = 1),
+            uuid TEXT NOT NULL \(uuidCheck("uuid")),
+            created_at TEXT NOT NULL DEFAULT (\(now)),
+            -- change_log rows with seq <= this were pruned; an index whose cursor is older must be rebuilt.
+            log_pruned_through INTEGER NOT NULL DEFAULT 0
+        );
+
+        CREATE TABLE projects (
+            id TEXT PRIMARY KEY NOT NULL DEFAULT \(uuidDefault) \(uuidCheck("id")),
+            title TEXT NOT NULL CHECK (typeof(title) = 'text' AND length(trim(title)) > 0),
+            detail TEXT NOT NULL DEFAULT '' CHECK (typeof(detail) = 'text'),
+            color TEXT NOT NULL DEFAULT '',
+            closed INTEGER NOT NULL DEFAULT 0 CHECK (closed IN (0, 1)),
+            created_at TEXT NOT NULL DEFAULT (\(now)),
+            modified_at TEXT NOT NULL DEFAULT (\(now))
+        );
+
+        CREATE TABLE items (
+            id TEXT PRIMARY KEY NOT NULL DEFAULT \(uuidDefault) \(uuidCheck("id")),
+            project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+            title TEXT NOT NULL CHECK (typeof(title) = 'text' AND length(trim(title)) > 0),
+            detail TEXT NOT NULL DEFAULT '' CHECK (typeof(detail) = 'text'),
+            priority INTEGER NOT NULL DEFAULT 2 CHECK (priority IN (1, 2, 3)),
+            completed INTEGER NOT NULL DEFAULT 0 CHECK (completed IN (0, 1)),
+            created_at TEXT NOT NULL DEFAULT (\(now)),
+            modified_at TEXT NOT NULL DEFAULT (\(now))
+        );
+        CREATE INDEX items_by_project ON items(project_id);
+
+        CREATE TABLE change_log (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            entity TEXT NOT NULL CHECK (entity IN ('project', 'item')),
+            entity_id TEXT NOT NULL,
+            op TEXT NOT NULL CHECK (op IN ('insert', 'update', 'delete')),
+            project_id TEXT NOT NULL DEFAULT '',
+            changed_at TEXT NOT NULL DEFAULT (\(now))
+        );
+
+        -- Identity is forever: a row's id never changes (its URI is its search identity).
+        CREATE TRIGGER projects_keep_id BEFORE UPDATE OF id ON projects WHEN NEW.id IS NOT OLD.id
+        BEGIN SELECT RAISE(ABORT, 'projects.id cannot change: delete and insert instead'); END;
+        CREATE TRIGGER items_keep_id BEFORE UPDATE OF id ON items WHEN NEW.id IS NOT OLD.id
+        BEGIN SELECT RAISE(ABORT, 'items.id cannot change: delete and insert instead'); END;
+
+        -- An item needs its project even when a client runs with foreign keys off.
+        CREATE TRIGGER items_need_project_on_insert BEFORE INSERT ON items
+        WHEN NOT EXISTS (SELECT 1 FROM projects WHERE id = NEW.project_id)
+        BEGIN SELECT RAISE(ABORT, 'items.project_id: no such project'); END;
+        CREATE TRIGGER items_need_project_on_update BEFORE UPDATE OF project_id ON items
+        WHEN NOT EXISTS (SELECT 1 FROM projects WHERE id = NEW.project_id)
+        BEGIN SELECT RAISE(ABORT, 'items.project_id: no such project'); END;
+
+        -- Deleting a project deletes its items here, not only through ON DELETE CASCADE, because a plain
+        -- sqlite3 session has foreign keys off. Each item delete is logged by items_log_delete.
+        CREATE TRIGGER projects_delete_items BEFORE DELETE ON projects
+        BEGIN DELETE FROM items WHERE project_id = OLD.id; END;
+
+        CREATE TRIGGER projects_log_insert AFTER INSERT ON projects
+        BEGIN INSERT INTO change_log (entity, entity_id, op, project_id) VALUES ('project', NEW.id, 'insert', NEW.id); END;
+        -- modified_at is kept by the store: whatever an UPDATE says, it becomes now. The guard on the
+        -- inner UPDATE stops a loop where recursive triggers are on.
+        CREATE TRIGGER projects_log_update AFTER UPDATE ON projects
+        BEGIN
+            UPDATE projects SET modified_at = \(now) WHERE id = NEW.id AND modified_at IS NOT \(now);
+            INSERT INTO change_log (entity, entity_id, op, project_id) VALUES ('project', NEW.id, 'update', NEW.id);
+        END;
+        CREATE TRIGGER projects_log_delete AFTER DELETE ON projects
+        BEGIN INSERT INTO change_log (entity, entity_id, op, project_id) VALUES ('project', OLD.id, 'delete', OLD.id); END;
+
+        CREATE TRIGGER items_log_insert AFTER INSERT ON items
+        BEGIN INSERT INTO change_log (entity, entity_id, op, project_id) VALUES ('item', NEW.id, 'insert', NEW.project_id); END;
+        CREATE TRIGGER items_log_update AFTER UPDATE ON items
+        BEGIN
+            UPDATE items SET modified_at = \(now) WHERE id = NEW.id AND modified_at IS NOT \(now);
+            INSERT INTO change_log (entity, entity_id, op, project_id) VALUES ('item', NEW.id, 'update', NEW.project_id);
+        END;
+        CREATE TRIGGER items_log_delete AFTER DELETE ON items
+        BEGIN INSERT INTO change_log (entity, entity_id, op, project_id) VALUES ('item', OLD.id, 'delete', OLD.project_id); END;
+        """
+}

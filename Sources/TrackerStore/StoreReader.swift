@@ -1,0 +1,107 @@
+import GRDB
+
+/// Reads from one store snapshot; valid only inside ``TrackerStore/read(_:)``.
+public struct StoreReader {
+    let db: Database
+    /// The store's UUID.
+    public let storeID: String
+
+    /// SQLite's limit on bound parameters is 32,766 here; stay well below it.
+    static let chunkSize = 500
+
+    public func project(id: String) throws -> Project? {
+        try Project.fetchOne(db, sql: "SELECT \(Project.columns) FROM projects WHERE id = ?", arguments: [id])
+    }
+
+    public func item(id: String) throws -> Item? {
+        try Item.fetchOne(db, sql: "SELECT \(Item.columns) FROM items WHERE id = ?", arguments: [id])
+    }
+
+    /// The projects with these ids that exist, keyed by id (one query per 500 ids).
+    public func projects<S: Sequence>(ids: S) throws -> [String: Project] where S.Element == String {
+        var result: [String: Project] = [:]
+        for chunk in Array(Set(ids)).chunked(Self.chunkSize) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            for project in try Project.fetchAll(
+                db, sql: "SELECT \(Project.columns) FROM projects WHERE id IN (\(marks))",
+                arguments: StatementArguments(chunk))
+            {
+                result[project.id] = project
+            }
+        }
+        return result
+    }
+
+    /// The items with these ids that exist, keyed by id (one query per 500 ids).
+    public func items<S: Sequence>(ids: S) throws -> [String: Item] where S.Element == String {
+        var result: [String: Item] = [:]
+        for chunk in Array(Set(ids)).chunked(Self.chunkSize) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            for item in try Item.fetchAll(
+                db, sql: "SELECT \(Item.columns) FROM items WHERE id IN (\(marks))", arguments: StatementArguments(chunk))
+            {
+                result[item.id] = item
+            }
+        }
+        return result
+    }
+
+    /// Every item of these projects.
+    public func items<S: Sequence>(inProjects projectIDs: S) throws -> [Item] where S.Element == String {
+        var result: [Item] = []
+        for chunk in Array(Set(projectIDs)).chunked(Self.chunkSize) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            result += try Item.fetchAll(
+                db, sql: "SELECT \(Item.columns) FROM items WHERE project_id IN (\(marks)) ORDER BY rowid",
+                arguments: StatementArguments(chunk))
+        }
+        return result
+    }
+
+    /// Projects whose title equals `title`, ignoring case and surrounding spaces.
+    public func projects(titled title: String) throws -> [Project] {
+        try Project.fetchAll(
+            db, sql: "SELECT \(Project.columns) FROM projects WHERE lower(trim(title)) = lower(trim(?)) ORDER BY created_at, id",
+            arguments: [title])
+    }
+
+    /// Every project, in insertion order.
+    public func allProjects() throws -> [Project] {
+        try Project.fetchAll(db, sql: "SELECT \(Project.columns) FROM projects ORDER BY rowid")
+    }
+
+    /// Calls `body` for every item, in insertion order, without loading them all at once.
+    public func forEachItem(_ body: (Item) throws -> Void) throws {
+        let cursor = try Item.fetchCursor(db, sql: "SELECT \(Item.columns) FROM items ORDER BY rowid")
+        while let item = try cursor.next() { try body(item) }
+    }
+
+    public func projectCount() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM projects") ?? 0
+    }
+
+    public func itemCount() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
+    }
+
+    /// The sequence number of the newest change ever logged (0 for none), even if pruned since.
+    public func lastChangeSequence() throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+    }
+
+    /// Changes with `seq <= this` have been pruned from the log.
+    public func logPrunedThrough() throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT log_pruned_through FROM store_info") ?? 0
+    }
+
+    /// How many logged changes come after `sequence`.
+    public func changeCount(after sequence: Int64) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM change_log WHERE seq > ?", arguments: [sequence]) ?? 0
+    }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

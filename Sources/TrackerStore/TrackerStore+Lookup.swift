@@ -1,0 +1,54 @@
+/// What a URI resolves to.
+public enum StoreEntity: Sendable, Equatable {
+    case item(Item, project: Project)
+    case project(Project)
+}
+
+extension TrackerStore {
+    /// The row behind a URI of this store.
+    ///
+    /// Throws ``StoreError/Code-swift.struct/foreignStore`` for another store's URI and
+    /// ``StoreError/Code-swift.struct/notFound`` when the row is gone.
+    public func entity(for uri: TrackerURI) throws(StoreError) -> StoreEntity {
+        try checkOwnership(uri)
+        let found: StoreEntity? = try read { reader in
+            switch uri.kind {
+            case .item:
+                guard let item = try reader.item(id: uri.entityID),
+                    let project = try reader.project(id: item.projectID)
+                else { return nil }
+                return .item(item, project: project)
+            case .project:
+                return try reader.project(id: uri.entityID).map { .project($0) }
+            }
+        }
+        guard let found else { throw StoreError(.notFound, "\(uri) is not in this store (deleted, or never there)") }
+        return found
+    }
+
+    /// Finds a project by its URI or by its title (ignoring case).
+    ///
+    /// Throws ``StoreError/Code-swift.struct/notFound`` naming what exists, or
+    /// ``StoreError/Code-swift.struct/ambiguous`` if several projects share the title.
+    public func findProject(_ reference: String) throws(StoreError) -> Project {
+        if reference.hasPrefix("\(TrackerURI.scheme)://") {
+            let uri = try TrackerURI(parsing: reference)
+            guard uri.kind == .project else {
+                throw StoreError(.invalidInput, "\(reference) is an item URI; a project URI or title is needed here")
+            }
+            guard case .project(let project) = try entity(for: uri) else { preconditionFailure() }
+            return project
+        }
+        let matches = try read { try $0.projects(titled: reference) }
+        switch matches.count {
+        case 1:
+            return matches[0]
+        case 0:
+            throw StoreError(
+                .notFound, "no project titled '\(reference)'; create it with `spotlite add project \"\(reference)\"`")
+        default:
+            let uris = matches.map { uri(.project, $0.id).description }.joined(separator: ", ")
+            throw StoreError(.ambiguous, "\(matches.count) projects are titled '\(reference)'; name one by URI: \(uris)")
+        }
+    }
+}

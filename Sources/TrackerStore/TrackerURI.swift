@@ -1,0 +1,82 @@
+/// A deep link to a project or an item: `tracker://<store-uuid>/item/<item-uuid>` or `…/project/<uuid>`.
+///
+/// Only the canonical form parses: scheme `tracker`, lowercase hyphenated UUIDs, no query, fragment or
+/// trailing slash. Every printed URI is itself valid input.
+///
+/// ```swift
+/// let uri = try TrackerURI(parsing: "tracker://0f…/item/8a…")
+/// uri.kind        // .item
+/// ```
+public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
+    /// What a URI points at.
+    public enum Kind: String, Sendable, CaseIterable {
+        case item
+        case project
+    }
+
+    public var storeID: String
+    public var kind: Kind
+    public var entityID: String
+
+    public init(storeID: String, kind: Kind, entityID: String) {
+        self.storeID = storeID
+        self.kind = kind
+        self.entityID = entityID
+    }
+
+    public static let scheme = "tracker"
+
+    /// The canonical text form.
+    public var description: String { "\(Self.scheme)://\(storeID)/\(kind.rawValue)/\(entityID)" }
+
+    /// Parses a canonical URI, or throws ``StoreError/Code-swift.struct/invalidInput`` saying exactly what is wrong.
+    public init(parsing text: String) throws(StoreError) {
+        func fail(_ reason: String) -> StoreError {
+            StoreError(.invalidInput, "malformed URI '\(text)': \(reason)")
+        }
+        let prefix = "\(Self.scheme)://"
+        guard text.hasPrefix(prefix) else {
+            if let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy({ $0.isLetter }) {
+                throw fail("the scheme must be 'tracker', not '\(text[..<colon])'")
+            }
+            throw fail("expected tracker://<store-uuid>/item/<uuid> or tracker://<store-uuid>/project/<uuid>")
+        }
+        let rest = text.dropFirst(prefix.count)
+        if rest.contains("?") || rest.contains("#") { throw fail("a query or fragment is not allowed") }
+        let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            if parts.count > 3 && parts.last == "" { throw fail("remove the trailing '/'") }
+            throw fail("expected three parts after tracker://: <store-uuid>/<item|project>/<uuid>")
+        }
+        guard let kind = Kind(rawValue: String(parts[1])) else {
+            throw fail("the kind must be 'item' or 'project', not '\(parts[1])'")
+        }
+        if let problem = Self.uuidProblem(parts[0]) { throw fail("the store id \(problem)") }
+        if let problem = Self.uuidProblem(parts[2]) { throw fail("the \(kind.rawValue) id \(problem)") }
+        self.init(storeID: String(parts[0]), kind: kind, entityID: String(parts[2]))
+    }
+
+    /// Whether `text` is a canonical (lowercase, hyphenated, 36-character) UUID.
+    public static func isCanonicalUUID<S: StringProtocol>(_ text: S) -> Bool { uuidProblem(text) == nil }
+
+    /// Why `text` is not a canonical UUID, or nil if it is.
+    static func uuidProblem<S: StringProtocol>(_ text: S) -> String? {
+        if text.isEmpty { return "is empty" }
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else {
+            return "'\(text)' is not a UUID (expected 36 characters like 123e4567-e89b-42d3-a456-426614174000)"
+        }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                if byte != UInt8(ascii: "-") { return "'\(text)' is not a UUID (a '-' belongs at position \(index + 1))" }
+            } else if (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) {
+                return "'\(text)' must be lowercase"
+            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            {
+                return "'\(text)' is not a UUID (character \(index + 1) is not a hex digit)"
+            }
+        }
+        return nil
+    }
+}

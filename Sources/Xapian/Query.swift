@@ -1,0 +1,69 @@
+import CXapian
+
+/// A Xapian query tree. Immutable; combine with ``combined(_:with:)``.
+public final class Query: CustomStringConvertible {
+    let handle: OpaquePointer
+
+    init(handle: OpaquePointer) { self.handle = handle }
+
+    deinit { cxapian_query_free(handle) }
+
+    /// How two queries combine.
+    public enum Operator: Sendable {
+        /// Both must match; weights add.
+        case and
+        /// Either may match; weights add.
+        case or
+        /// The left must match and the right must not.
+        case andNot
+        /// The left must match and the right must too, adding no weight (a filter).
+        case filter
+    }
+
+    /// A query for one term.
+    public convenience init(term: String) {
+        let handle = term.utf8CString.withUnsafeBufferPointer {
+            cxapian_query_new_term($0.baseAddress, $0.count - 1)
+        }
+        guard let handle else { fatalError("out of memory allocating a Xapian query") }
+        self.init(handle: handle)
+    }
+
+    /// A query that matches every document.
+    public static func matchAll() -> Query {
+        guard let handle = cxapian_query_new_match_all() else { fatalError("out of memory allocating a Xapian query") }
+        return Query(handle: handle)
+    }
+
+    /// A query that matches nothing.
+    public static func matchNothing() -> Query {
+        guard let handle = cxapian_query_new_match_nothing() else {
+            fatalError("out of memory allocating a Xapian query")
+        }
+        return Query(handle: handle)
+    }
+
+    /// `self op other`.
+    public func combined(_ op: Operator, with other: Query) throws(XapianError) -> Query {
+        let cop: cxapian_query_op
+        switch op {
+        case .and: cop = CXAPIAN_OP_AND
+        case .or: cop = CXAPIAN_OP_OR
+        case .andNot: cop = CXAPIAN_OP_AND_NOT
+        case .filter: cop = CXAPIAN_OP_FILTER
+        }
+        var result: OpaquePointer?
+        try check { cxapian_query_combine(cop, handle, other.handle, &result, $0) }
+        return Query(handle: result!)
+    }
+
+    /// Whether the query is empty (parsed from a string with no terms).
+    public var isEmpty: Bool { cxapian_query_is_empty(handle) }
+
+    /// Xapian's description, e.g. `Query((Zleak@1 AND Ztap@2))`.
+    public var description: String {
+        guard let text = cxapian_query_description(handle) else { return "Query(?)" }
+        defer { cxapian_free(text) }
+        return String(cString: text)
+    }
+}

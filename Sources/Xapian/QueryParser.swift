@@ -1,0 +1,136 @@
+import CXapian
+
+/// Parses query strings as people type them into Xapian queries.
+///
+/// Configure prefixes and fields once, then ``parse(_:flags:)`` many times. Not thread-safe.
+public final class QueryParser {
+    let handle: OpaquePointer
+    private var database: Database?
+    private var mappers: [FieldMapperBox] = []
+
+    /// What the parser understands.
+    public struct Flags: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+        /// `AND`, `OR`, `NOT`, `XOR` and parentheses.
+        public static let boolean = Flags(rawValue: UInt32(CXAPIAN_QP_BOOLEAN))
+        /// `"quoted phrases"`.
+        public static let phrase = Flags(rawValue: UInt32(CXAPIAN_QP_PHRASE))
+        /// `+required` and `-excluded` words.
+        public static let loveHate = Flags(rawValue: UInt32(CXAPIAN_QP_LOVEHATE))
+        /// `and`, `or`, `not` in any case.
+        public static let booleanAnyCase = Flags(rawValue: UInt32(CXAPIAN_QP_BOOLEAN_ANY_CASE))
+        /// `word*` wildcards (needs a database).
+        public static let wildcard = Flags(rawValue: UInt32(CXAPIAN_QP_WILDCARD))
+        /// A query of only `NOT x`.
+        public static let pureNot = Flags(rawValue: UInt32(CXAPIAN_QP_PURE_NOT))
+        /// The last word is a prefix (search as you type; needs a database).
+        public static let partial = Flags(rawValue: UInt32(CXAPIAN_QP_PARTIAL))
+        /// Xapian's defaults: boolean, phrase and love/hate.
+        public static let `default`: Flags = [.boolean, .phrase, .loveHate]
+    }
+
+    /// How words are stemmed.
+    public enum StemmingStrategy: Sendable {
+        case none, some, all, allZ
+    }
+
+    /// Maps a field's text to a term: `.term(t)`, `.nothing` (a filter matching nothing), or
+    /// `.invalid(message)` to reject the query with that message.
+    public enum FieldMapping: Sendable {
+        case term(String)
+        case nothing
+        case invalid(String)
+    }
+
+    public init() {
+        guard let handle = cxapian_query_parser_new() else { fatalError("out of memory allocating a query parser") }
+        self.handle = handle
+    }
+
+    deinit { cxapian_query_parser_free(handle) }
+
+    /// Sets the stemmer (a Snowball language name), or `nil` for none.
+    public func setStemmer(language: String?) throws(XapianError) {
+        try check { cxapian_query_parser_set_stemmer(handle, language ?? "", $0) }
+    }
+
+    public func setStemmingStrategy(_ strategy: StemmingStrategy) {
+        let value: cxapian_stem_strategy
+        switch strategy {
+        case .none: value = CXAPIAN_STEM_NONE
+        case .some: value = CXAPIAN_STEM_SOME
+        case .all: value = CXAPIAN_STEM_ALL
+        case .allZ: value = CXAPIAN_STEM_ALL_Z
+        }
+        cxapian_query_parser_set_stemming_strategy(handle, value)
+    }
+
+    /// Whether plain words combine with AND (`true`) or OR (`false`).
+    public func setDefaultAnd(_ andByDefault: Bool) {
+        cxapian_query_parser_set_default_and(handle, andByDefault)
+    }
+
+    /// The database used for wildcard expansion; kept alive by the parser.
+    public func setDatabase(_ database: Database) {
+        self.database = database
+        cxapian_query_parser_set_database(handle, database.handle)
+    }
+
+    /// Maps `field:` to a free-text prefix; calling it twice for one field searches both prefixes.
+    /// The field `""` is the default field.
+    public func addPrefix(field: String, prefix: String) throws(XapianError) {
+        try check { cxapian_query_parser_add_prefix(handle, field, prefix, $0) }
+    }
+
+    /// Maps `field:value` to the boolean filter term `prefix + value`.
+    public func addBooleanPrefix(field: String, prefix: String, exclusive: Bool = true) throws(XapianError) {
+        try check { cxapian_query_parser_add_boolean_prefix(handle, field, prefix, exclusive, $0) }
+    }
+
+    /// Maps `field:value` to a boolean filter whose term `map` computes (normalising case, resolving names…).
+    public func addBooleanField(_ field: String, map: @escaping (String) -> FieldMapping) throws(XapianError) {
+        let box = FieldMapperBox(map)
+        mappers.append(box)
+        let context = Unmanaged.passUnretained(box).toOpaque()
+        try check {
+            cxapian_query_parser_add_boolean_mapper(handle, field, { context, text, length, term, message in
+                let box = Unmanaged<FieldMapperBox>.fromOpaque(context!).takeUnretainedValue()
+                let value = String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)
+                switch box.map(value) {
+                case .term(let result):
+                    term!.pointee = strdup(result)
+                    return 1
+                case .nothing:
+                    return 0
+                case .invalid(let reason):
+                    message!.pointee = strdup(reason)
+                    return -1
+                }
+            }, context, $0)
+        }
+    }
+
+    /// Parses `text`. Throws ``XapianError/Kind-swift.struct/querySyntax`` with Xapian's message on bad syntax.
+    public func parse(_ text: String, flags: Flags = .default) throws(XapianError) -> Query {
+        var query: OpaquePointer?
+        try text.withBytes { (pointer, count) throws(XapianError) in
+            try check { cxapian_query_parser_parse(handle, pointer, count, flags.rawValue, &query, $0) }
+        }
+        return Query(handle: query!)
+    }
+}
+
+private final class FieldMapperBox {
+    let map: (String) -> QueryParser.FieldMapping
+    init(_ map: @escaping (String) -> QueryParser.FieldMapping) { self.map = map }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,3 @@
+import SpotliteCLI
+
+Spotlite.runAsMain()
