@@ -37,11 +37,17 @@ let package = Package(
         ),
         .executableTarget(name: "spotlite", dependencies: ["SpotliteCLI"]),
 
-        .testTarget(name: "XapianTests", dependencies: ["Xapian"]),
-        .testTarget(name: "TrackerStoreTests", dependencies: ["TrackerStore"]),
-        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex"]),
-        .testTarget(name: "IndexerTests", dependencies: ["Indexer"]),
-        .testTarget(name: "SpotliteCLITests", dependencies: ["SpotliteCLI"]),
+        // Temporary directories, sample paths and process helpers shared by the test targets.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "XapianTests", dependencies: ["Xapian", "TestSupport"]),
+        .testTarget(
+            name: "TrackerStoreTests",
+            dependencies: ["TrackerStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "TestSupport"]),
+        .testTarget(name: "IndexerTests", dependencies: ["Indexer", "TestSupport"]),
+        // End-to-end: drives the real `spotlite` binary (built as a dependency) and the sqlite3 shell.
+        .testTarget(name: "SpotliteCLITests", dependencies: ["SpotliteCLI", "spotlite", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -142,16 +142,9 @@ public final class StoreIndexer: Sendable {
             report.cursor = cursor
             try index.close()
             return report
-        } catch let gap as ChangeFeedGap {
+        } catch let error as StoreError where error.code == .changeLogGap {
             try? index.close()
-            switch gap {
-            case .pruned(let cursor, let through):
-                return try rebuildHoldingLock(
-                    reason: "the change log was pruned through \(through), past the index's cursor \(cursor)")
-            case .ahead(let cursor, let last):
-                return try rebuildHoldingLock(
-                    reason: "the index's cursor \(cursor) is ahead of the store's last change \(last)")
-            }
+            return try rebuildHoldingLock(reason: error.message)
         } catch let error as SearchIndexError where error.code == .corrupt {
             try? index.close()
             return try rebuildHoldingLock(reason: "the index is damaged (\(error.message))")

@@ -23,11 +23,23 @@ public struct ChangeBatch: Sendable {
 }
 
 /// Why the log cannot bring an index up to date, so it must be rebuilt from the rows.
-public enum ChangeFeedGap: Error, Sendable, Equatable {
+///
+/// ``TrackerStore/read(_:)`` reports it as a ``StoreError`` with code ``StoreError/Code-swift.struct/changeLogGap``
+/// and this as its cause.
+public enum ChangeFeedGap: Error, Sendable, Equatable, CustomStringConvertible {
     /// The log was pruned past the cursor.
     case pruned(cursor: Int64, prunedThrough: Int64)
     /// The cursor is ahead of anything this store ever logged (another store, or a restored backup).
     case ahead(cursor: Int64, last: Int64)
+
+    public var description: String {
+        switch self {
+        case .pruned(let cursor, let through):
+            return "the change log was pruned through \(through), past the index's cursor \(cursor)"
+        case .ahead(let cursor, let last):
+            return "the index's cursor \(cursor) is ahead of the store's last change \(last)"
+        }
+    }
 }
 
 extension StoreReader {

@@ -21,6 +21,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let ambiguous = Code("ambiguous")
         /// The store is busy or locked beyond the busy timeout.
         public static let busy = Code("busy")
+        /// The change log cannot serve a cursor (pruned past it, or the cursor is ahead); the cause is the
+        /// ``ChangeFeedGap``.
+        public static let changeLogGap = Code("change log gap")
         /// Any other SQLite failure.
         public static let database = Code("database")
 

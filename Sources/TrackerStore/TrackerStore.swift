@@ -140,6 +140,7 @@ extension StoreError {
     /// Turns SQLite and GRDB errors into store errors with sentences people can act on.
     static func wrap(_ error: any Error, path: String) -> StoreError {
         if let error = error as? StoreError { return error }
+        if let gap = error as? ChangeFeedGap { return StoreError(.changeLogGap, gap.description, cause: gap) }
         if let error = error as? DatabaseError {
             switch error.resultCode {
             case .SQLITE_NOTADB:

@@ -1,0 +1,79 @@
+import Foundation
+
+/// A fresh directory under the system temp directory, removed when the value goes away.
+public final class TemporaryDirectory: @unchecked Sendable {
+    public let path: String
+
+    public init(_ label: String = "spotlite-test") {
+        let base = NSTemporaryDirectory() + "\(label)-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try! FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        path = base
+    }
+
+    /// A path inside the directory.
+    public func file(_ name: String) -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Files of the repository.
+public enum Repository {
+    /// The package root, found from this source file's location.
+    public static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    public static var portfolio: String { root + "/samples/portfolio.jsonl" }
+    public static var debianCorpus: String { root + "/samples/debian-changelogs.jsonl.gz" }
+
+    /// The Debian changelog corpus, decompressed (by gzip, once per process).
+    public static let debianCorpusData: Data = {
+        let result = run(["gzip", "-dc", debianCorpus])
+        precondition(result.status == 0, "cannot decompress \(debianCorpus): \(result.stderr)")
+        return result.stdoutData
+    }()
+}
+
+/// What a finished process left.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdoutData: Data
+    public var stderr: String
+    public var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
+    public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+}
+
+/// Runs a program (looked up on PATH unless absolute) to completion.
+@discardableResult
+public func run(
+    _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], directory: String? = nil
+) -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env["NO_COLOR"] = "1"
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let stdout = Pipe()
+    let stderr = Pipe()
+    let stdin = Pipe()
+    process.standardOutput = stdout
+    process.standardError = stderr
+    process.standardInput = stdin
+    try! process.run()
+    // Read both pipes concurrently with the child so that neither can fill up and block it.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var out = Data()
+    nonisolated(unsafe) var err = Data()
+    DispatchQueue.global().async(group: group) { out = stdout.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) { err = stderr.fileHandleForReading.readDataToEndOfFile() }
+    if let input { stdin.fileHandleForWriting.write(input) }
+    try? stdin.fileHandleForWriting.close()
+    process.waitUntilExit()
+    group.wait()
+    return ProcessResult(status: process.terminationStatus, stdoutData: out, stderr: String(decoding: err, as: UTF8.self))
+}

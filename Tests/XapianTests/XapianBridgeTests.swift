@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import TestSupport
+import Xapian
+
+@Suite struct XapianBridgeTests {
+    let directory = TemporaryDirectory("xapian")
+
+    func makeDocument(_ text: String, id: String) throws -> Document {
+        let document = Document()
+        try document.setData(id)
+        try document.addBooleanTerm("Q" + id)
+        let generator = try TermGenerator()
+        try generator.setDocument(document)
+        try generator.indexText(text)
+        return document
+    }
+
+    @Test func documentsAreFoundByStemmedWordsAndReplacedByUniqueTerm() throws {
+        let path = directory.file("db")
+        let writer = try WritableDatabase(path: path)
+        try writer.replaceDocument(uniqueTerm: "Qa", with: try makeDocument("the leaking taps", id: "a"))
+        try writer.replaceDocument(uniqueTerm: "Qb", with: try makeDocument("a dry garden", id: "b"))
+        try writer.replaceDocument(uniqueTerm: "Qa", with: try makeDocument("leaking pipes", id: "a"))
+        try writer.commit()
+
+        let reader = try Database(path: path)
+        #expect(try reader.documentCount() == 2)
+        let parser = QueryParser()
+        try parser.setStemmer(language: "english")
+        parser.setStemmingStrategy(.some)
+        #expect(try reader.match(parser.parse("leak")).hits.map(\.data) == ["a"])
+        #expect(try reader.match(parser.parse("tap")).hits.isEmpty)
+    }
+
+    @Test func aSecondWriterGetsALockError() throws {
+        let path = directory.file("db")
+        let first = try WritableDatabase(path: path)
+        #expect(throws: XapianError.self) { _ = try WritableDatabase(path: path) }
+        do {
+            _ = try WritableDatabase(path: path)
+        } catch {
+            #expect(error.kind == .lock)
+            #expect(error.errorClass == "DatabaseLockError")
+        }
+        try first.close()
+        _ = try WritableDatabase(path: path)  // the lock is free again
+    }
+
+    @Test func openingAMissingDatabaseIsAnOpeningError() {
+        do {
+            _ = try Database(path: directory.file("nothing-here"))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.kind == .opening)
+            #expect(!error.message.isEmpty)
+        }
+    }
+
+    @Test func aDamagedDatabaseIsReportedNotCrashed() throws {
+        let path = directory.file("db")
+        let writer = try WritableDatabase(path: path)
+        try writer.replaceDocument(uniqueTerm: "Qa", with: try makeDocument("some words here", id: "a"))
+        try writer.commit()
+        try writer.close()
+        for name in try FileManager.default.contentsOfDirectory(atPath: path) where name.hasSuffix(".glass") {
+            try Data(repeating: 0xAB, count: 8192).write(to: URL(fileURLWithPath: path + "/" + name))
+        }
+        do {
+            let reader = try Database(path: path)
+            _ = try reader.match(Query(term: "some"))
+            Issue.record("expected an error from a damaged database")
+        } catch {
+            #expect([.corrupt, .opening].contains(error.kind), "got \(error)")
+        }
+    }
+
+    @Test func queryParserErrorsCrossTheBoundaryAsQuerySyntax() throws {
+        let parser = QueryParser()
+        try parser.addBooleanField("is") { value in
+            value == "open" ? .term("XISopen") : .invalid("is:\(value) is not a status")
+        }
+        #expect(try parser.parse("is:open").description.contains("XISopen"))
+        do {
+            _ = try parser.parse("is:nonsense")
+            Issue.record("expected a query syntax error")
+        } catch {
+            #expect(error.kind == .querySyntax)
+            #expect(error.message == "is:nonsense is not a status")
+        }
+    }
+
+    @Test func metadataAndTransactionsCommitTogether() throws {
+        let path = directory.file("db")
+        let writer = try WritableDatabase(path: path)
+        try writer.beginTransaction()
+        try writer.replaceDocument(uniqueTerm: "Qa", with: try makeDocument("one", id: "a"))
+        try writer.setMetadata("cursor", "7")
+        try writer.cancelTransaction()
+        try writer.commit()
+        let reader = try Database(path: path)
+        #expect(try reader.documentCount() == 0)
+        #expect(try reader.metadata("cursor") == "")
+
+        try writer.beginTransaction()
+        try writer.replaceDocument(uniqueTerm: "Qa", with: try makeDocument("one", id: "a"))
+        try writer.setMetadata("cursor", "8")
+        try writer.commitTransaction()
+        try reader.reopen()
+        #expect(try reader.documentCount() == 1)
+        #expect(try reader.metadata("cursor") == "8")
+    }
+
+    @Test func termsAboveXapiansLimitFailCleanly() throws {
+        let document = Document()
+        try document.addBooleanTerm("Q" + String(repeating: "x", count: 300))
+        let writer = try WritableDatabase(path: directory.file("db"))
+        do {
+            try writer.replaceDocument(uniqueTerm: "Qa", with: document)
+            try writer.commit()
+            Issue.record("expected Xapian to refuse a 301-byte term")
+        } catch {
+            #expect(error.kind == .invalidArgument, "got \(error)")
+        }
+    }
+
+    @Test(arguments: [0.0, 1.0, -5.5, 1_700_000_000, 1e12])
+    func sortableNumbersRoundTripAndKeepOrder(value: Double) {
+        #expect(SortableNumber.decode(SortableNumber.encode(value)) == value)
+        #expect(SortableNumber.encode(value).lexicographicallyPrecedes(SortableNumber.encode(value + 1)))
+    }
+
+    @Test func termWalkReportsEachUniqueTermWithItsValue() throws {
+        let path = directory.file("db")
+        let writer = try WritableDatabase(path: path)
+        for id in ["b", "a", "c"] {
+            let document = try makeDocument("text \(id)", id: id)
+            try document.addValue(Array("v-\(id)".utf8), slot: 3)
+            try writer.replaceDocument(uniqueTerm: "Q" + id, with: document)
+        }
+        try writer.commit()
+        let rows = try Database(path: path).termsWithValue(prefix: "Q", slot: 3)
+        #expect(rows.map(\.term) == ["Qa", "Qb", "Qc"])
+        #expect(rows.map { String(decoding: $0.value, as: UTF8.self) } == ["v-a", "v-b", "v-c"])
+    }
+}
