@@ -1,0 +1,212 @@
+import Foundation
+import SearchIndex
+import Testing
+import TestSupport
+import TrackerStore
+
+@testable import Indexer
+
+@Suite struct StoreIndexerTests {
+    let directory = TemporaryDirectory("indexer")
+    let store: TrackerStore
+    let indexer: StoreIndexer
+
+    init() throws {
+        store = try TrackerStore.create(at: directory.file("tracker.sqlite"))
+        indexer = StoreIndexer(store: store, indexPath: directory.file("index"))
+    }
+
+    func titles(_ query: String) throws -> [String] {
+        try indexer.search(query, limit: 100).hits.map { hit in
+            switch hit.entity {
+            case .item(let item, _): return item.title
+            case .project(let project): return project.title
+            }
+        }
+    }
+
+    @Test func theFirstCatchUpBuildsAndLaterOnesApplyTheLog() throws {
+        let home = try store.addProject(title: "Home renovation")
+        let tap = try store.addItem(projectID: home.id, title: "Fix the leaking tap", priority: 3)
+        let first = try indexer.catchUp()
+        #expect(first.rebuildReason == "there is no index yet")
+        #expect(first.cursor == 2)
+
+        try store.updateItem(id: tap.id, ItemChanges(title: "Fix the dripping tap"))
+        try store.addItem(projectID: home.id, title: "Paint the ceiling")
+        let second = try indexer.catchUp(batchSize: 1)
+        #expect(second.rebuildReason == nil)
+        #expect(second.changesApplied == 2)
+        #expect(second.batches == 2)
+        #expect(second.cursor == 4)
+        #expect(try titles("dripping") == ["Fix the dripping tap"])
+        #expect(try titles("leaking").isEmpty)
+        #expect(try indexer.verify().isClean)
+    }
+
+    @Test func aRenamedProjectChangesWhatItsItemsShowAndWhatProjectFinds() throws {
+        let home = try store.addProject(title: "Home renovation")
+        try store.addItem(projectID: home.id, title: "Fix the tap")
+        try indexer.catchUp()
+        #expect(try titles("project:\"home renovation\" kind:item") == ["Fix the tap"])
+        try store.updateProject(id: home.id, ProjectChanges(title: "House"))
+        try indexer.catchUp()
+        #expect(try titles("project:\"home renovation\"").isEmpty)
+        #expect(try titles("project:house kind:item") == ["Fix the tap"])
+        let hit = try #require(try indexer.search("tap").hits.first)
+        guard case .item(_, let project) = hit.entity else { Issue.record("not an item"); return }
+        #expect(project.title == "House")
+        #expect(try indexer.verify().isClean)
+    }
+
+    @Test func aDeletedProjectsDomainDisappears() throws {
+        let home = try store.addProject(title: "Home")
+        let garden = try store.addProject(title: "Garden")
+        for title in ["Tap", "Tiles", "Boiler"] { try store.addItem(projectID: home.id, title: title) }
+        try store.addItem(projectID: garden.id, title: "Mow")
+        try indexer.catchUp()
+        try store.deleteProject(id: home.id)
+        try indexer.catchUp()
+        let reader = try SearchReader(path: indexer.location.root)
+        #expect(try reader.documentCount() == 2)
+        #expect(Set(try reader.fingerprints().keys) == [
+            store.uri(.project, garden.id).description,
+            store.uri(.item, try store.read { try $0.items(inProjects: [garden.id]) }[0].id).description,
+        ])
+    }
+
+    @Test func anIndexOfAnotherStoreIsRebuiltNotMixed() throws {
+        let other = try TrackerStore.create(at: directory.file("other.sqlite"))
+        let otherProject = try other.addProject(title: "Foreign")
+        try other.addItem(projectID: otherProject.id, title: "Foreign item")
+        try StoreIndexer(store: other, indexPath: indexer.location.root).catchUp()
+
+        let home = try store.addProject(title: "Home")
+        try store.addItem(projectID: home.id, title: "Own item")
+        let report = try indexer.catchUp()
+        #expect(report.rebuildReason == "the index belongs to store \(other.uuid)")
+        #expect(try titles("item").sorted() == ["Own item"])
+        #expect(try indexer.verify().isClean)
+    }
+
+    @Test func anOlderLayoutIsRebuilt() throws {
+        try store.addProject(title: "Home")
+        try indexer.catchUp()
+        let generation = try #require(indexer.location.currentGeneration())
+        do {
+            let index = try SearchableIndex(path: indexer.location.path(of: generation))
+            try index.setMetadata(SearchIndexLayout.versionKey, "0")
+            try index.commit(clientState: try index.fetchLastClientState()!)
+        }
+        #expect(try indexer.status().needsRebuild == "the index has an older layout")
+        let report = try indexer.catchUp()
+        #expect(report.rebuildReason == "the index layout is 0, this spotlite writes \(SearchIndexLayout.version)")
+        #expect(try indexer.status().changesBehind == 0)
+    }
+
+    @Test func aPrunedLogPastTheCursorMakesARebuild() throws {
+        let home = try store.addProject(title: "Home")
+        try indexer.catchUp()
+        try store.addItem(projectID: home.id, title: "Added after")
+        try store.pruneChangeLog(through: 2)
+        let report = try indexer.catchUp()
+        #expect(report.rebuildReason == "the change log was pruned through 2, past the index's cursor 1")
+        #expect(try titles("added") == ["Added after"])
+    }
+
+    @Test func searchesDuringRebuildsSeeTheOldOrTheNewIndexNeverAnEmptyOne() throws {
+        let home = try store.addProject(title: "Home")
+        for number in 0..<300 { try store.addItem(projectID: home.id, title: "task number \(number)", detail: "common words") }
+        try indexer.catchUp()
+        let root = indexer.location.root
+        let indexer = self.indexer
+        let rebuilding = DispatchGroup()
+        nonisolated(unsafe) var failure: (any Error)?
+        DispatchQueue.global().async(group: rebuilding) {
+            do {
+                for _ in 0..<5 { try indexer.rebuild() }
+            } catch {
+                failure = error
+            }
+        }
+        var searches = 0
+        while rebuilding.wait(timeout: .now()) == .timedOut || searches < 20 {
+            let reader = try SearchReader(path: root)
+            let results = try reader.search(try SearchQueryParser().parse("common"), limit: 1)
+            #expect(results.total == 300)  // every item: never an empty or half-built index
+            searches += 1
+        }
+        #expect(failure == nil)
+        let generations = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix("db-") }
+        #expect(generations.count == 1)
+    }
+
+    @Test func verifyFindsMissingStaleAndExtraDocumentsAndRepairFixesThem() throws {
+        let home = try store.addProject(title: "Home")
+        let a = try store.addItem(projectID: home.id, title: "Alpha")
+        let b = try store.addItem(projectID: home.id, title: "Beta")
+        try indexer.catchUp()
+        let generation = try #require(indexer.location.currentGeneration())
+        do {
+            let index = try SearchableIndex(path: indexer.location.path(of: generation))
+            try index.deleteSearchableItems(withIdentifiers: [store.uri(.item, a.id).description])
+            let mapping = ItemMapping(storeID: store.uuid)
+            var stale = mapping.searchableItem(for: b, in: home)
+            stale.attributeSet.title = "Old beta"
+            try index.indexSearchableItems([stale])
+            var extra = stale
+            extra.uniqueIdentifier = store.uri(.item, "00000000-0000-4000-8000-000000000000").description
+            try index.indexSearchableItems([extra])
+        }
+        let report = try indexer.verify()
+        #expect(report.missing == [store.uri(.item, a.id).description])
+        #expect(report.stale == [store.uri(.item, b.id).description])
+        #expect(report.extra == [store.uri(.item, "00000000-0000-4000-8000-000000000000").description])
+        #expect(!report.isClean)
+        let repaired = try indexer.verify(repair: true)
+        #expect(repaired.isClean)
+        #expect(repaired.repaired == 3)
+        #expect(try titles("beta") == ["Beta"])
+    }
+
+    @Test func aSearchWhileAnotherWriterHoldsTheLockSaysHowFarBehindItIsAndDropsGoneRows() throws {
+        let home = try store.addProject(title: "Home")
+        let tap = try store.addItem(projectID: home.id, title: "Fix the tap")
+        try store.addItem(projectID: home.id, title: "Tap dance lessons")
+        try indexer.catchUp()
+        let lock = try #require(try WriterLock.acquire(at: indexer.location.lockPath, timeout: 0, purpose: "test"))
+        try store.deleteItem(id: tap.id)
+        let outcome = try indexer.search("tap")
+        #expect(outcome.changesBehind == 1)
+        #expect(outcome.dropped == 1)
+        #expect(outcome.hits.count == 1)
+        #expect { try indexer.catchUp(lockTimeout: 0.1) } throws: {
+            guard let error = $0 as? IndexerError else { return false }
+            return error.code == .locked && error.message.contains("process \(getpid()) (test)")
+        }
+        withExtendedLifetime(lock) {}
+    }
+
+    @Test func aSearchReadsItsOwnWrites() throws {
+        let home = try store.addProject(title: "Home")
+        try indexer.catchUp()
+        try store.addItem(projectID: home.id, title: "Brand new thing")
+        let outcome = try indexer.search("brand")
+        #expect(outcome.catchUp?.changesApplied == 1)
+        #expect(outcome.changesBehind == nil)
+        #expect(outcome.hits.count == 1)
+    }
+
+    @Test func aDamagedIndexIsRebuiltFromTheStore() throws {
+        let home = try store.addProject(title: "Home")
+        try store.addItem(projectID: home.id, title: "Survivor")
+        try indexer.catchUp()
+        let generation = indexer.location.path(of: try #require(indexer.location.currentGeneration()))
+        for name in try FileManager.default.contentsOfDirectory(atPath: generation) where name.hasPrefix("iamglass") {
+            try Data("garbage".utf8).write(to: URL(fileURLWithPath: generation + "/" + name))
+        }
+        let report = try indexer.catchUp()
+        #expect(report.rebuildReason?.hasPrefix("the index could not be opened") == true)
+        #expect(try titles("survivor") == ["Survivor"])
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import SearchIndex
+import Testing
+import TestSupport
+
+@Suite struct SearchableIndexTests {
+    let directory = TemporaryDirectory("searchindex")
+    var path: String { directory.file("index") }
+
+    static func item(
+        _ id: String, domain: String = "home", title: String, detail: String = "", priority: Int? = 2,
+        completed: Bool = false, kind: SearchableItemAttributeSet.Kind = .item, container: String = "Home renovation"
+    ) -> SearchableItem {
+        SearchableItem(
+            uniqueIdentifier: id, domainIdentifier: domain,
+            attributeSet: SearchableItemAttributeSet(
+                title: title, contentDescription: detail, kind: kind, containerTitle: container, priority: priority,
+                isCompleted: completed, createdAt: 1_700_000_000, modifiedAt: 1_700_000_000))
+    }
+
+    func search(_ text: String, limit: Int = 20) throws -> [String] {
+        let reader = try SearchReader(path: path)
+        return try reader.search(try SearchQueryParser().parse(text), limit: limit).hits.map(\.uniqueIdentifier)
+    }
+
+    @Test func indexSearchDeleteByIdentifierAndByDomain() throws {
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems([
+            Self.item("tap", title: "Fix the leaking tap", detail: "washer is worn"),
+            Self.item("paint", title: "Paint the ceiling"),
+            Self.item("mow", domain: "garden", title: "Mow the lawn", container: "Garden"),
+        ])
+        #expect(try search("leaking tap") == ["tap"])
+        #expect(try search("washer") == ["tap"])  // detail words are searched too
+        try index.deleteSearchableItems(withIdentifiers: ["tap", "not-there"])
+        #expect(try search("tap").isEmpty)
+        try index.deleteSearchableItems(withDomainIdentifiers: ["home"])
+        #expect(try SearchReader(path: path).documentCount() == 1)
+        try index.deleteAllSearchableItems()
+        #expect(try SearchReader(path: path).documentCount() == 0)
+    }
+
+    @Test func aBatchAndItsClientStateCommitTogetherOrNotAtAll() throws {
+        let index = try SearchableIndex(path: path)
+        #expect(try index.fetchLastClientState() == nil)
+        try index.beginIndexBatch()
+        try index.indexSearchableItems([Self.item("a", title: "alpha")])
+        #expect(try SearchReader(path: path).documentCount() == 0)  // invisible until the end
+        try index.endIndexBatch(clientState: "17")
+        let reader = try SearchReader(path: path)
+        #expect(try reader.documentCount() == 1)
+        #expect(try reader.fetchLastClientState() == "17")
+
+        try index.beginIndexBatch()
+        try index.indexSearchableItems([Self.item("b", title: "beta")])
+        try index.cancelIndexBatch()
+        try reader.reopen()
+        #expect(try reader.documentCount() == 1)
+        #expect(try index.fetchLastClientState() == "17")
+    }
+
+    @Test func anUncommittedBatchIsLostWhenTheWriterGoesAway() throws {
+        do {
+            let index = try SearchableIndex(path: path)
+            try index.beginIndexBatch()
+            try index.indexSearchableItems([Self.item("a", title: "alpha")])
+            // No endIndexBatch: the process "dies" here.
+        }
+        let reopened = try SearchableIndex(path: path)
+        #expect(try reopened.documentCount() == 0)
+        #expect(try reopened.fetchLastClientState() == nil)
+    }
+
+    @Test func theTitleIsIndexedOnceUnderItsPrefix() throws {
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems([Self.item("a", title: "zebra", detail: "giraffe")])
+        try index.close()
+        let output = run(["xapian-delve", "-a", path]).stdout
+        let terms = Set(output.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))
+        #expect(terms.contains("Szebra"))
+        #expect(!terms.contains("zebra"))
+        #expect(terms.contains("giraffe"))
+        #expect(!terms.contains("Sgiraffe"))
+        #expect(try search("zebra") == ["a"])
+        #expect(try search("title:zebra") == ["a"])
+        #expect(try search("title:giraffe").isEmpty)
+        #expect(try search("detail:giraffe") == ["a"])
+    }
+
+    @Test func titleMatchesRankAboveDetailMatches() throws {
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems([
+            Self.item("detail", title: "Kitchen work", detail: "the boiler makes noise at night and the boiler is old"),
+            Self.item("title", title: "Replace the boiler", detail: "call the installer"),
+            Self.item("other", title: "Unrelated", detail: "nothing here"),
+        ])
+        #expect(try search("boiler") == ["title", "detail"])
+    }
+
+    @Test func allWordsMustMatchAndPhrasesAndBooleansWork() throws {
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems([
+            Self.item("1", title: "leaking tap in the kitchen"),
+            Self.item("2", title: "tap the leaking barrel"),
+            Self.item("3", title: "kitchen window"),
+        ])
+        #expect(Set(try search("leaking tap")) == ["1", "2"])
+        #expect(try search("\"leaking tap\"") == ["1"])
+        #expect(Set(try search("tap OR window")) == ["1", "2", "3"])
+        #expect(try search("kitchen NOT tap") == ["3"])
+        #expect(Set(try search("(barrel OR window) AND NOT leaking")) == ["3"])
+        #expect(try search("leaks") .count == 2)  // stemming: leaks ~ leaking
+    }
+
+    @Test func filtersMapToBooleanTerms() throws {
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems([
+            Self.item("open", title: "task one", priority: 3),
+            Self.item("done", title: "task two", priority: 1, completed: true),
+            Self.item("garden", domain: "tracker://s/project/g", title: "task three", container: "Garden  Shed"),
+            Self.item("home", domain: "home", title: "Home renovation", priority: nil, kind: .project),
+        ])
+        #expect(Set(try search("task is:open")) == ["open", "garden"])
+        #expect(try search("task is:completed") == ["done"])
+        #expect(try search("task priority:3") == ["open"])
+        #expect(try search("kind:project") == ["home"])
+        #expect(try search("task project:\"garden shed\"") == ["garden"])
+        #expect(try search("task project:tracker://s/project/g") == ["garden"])
+        #expect(Set(try search("task NOT is:completed")) == ["open", "garden"])
+    }
+
+    @Test(arguments: [
+        ("is:pending", "cannot parse the query 'is:pending': is:pending is not a status; use is:open, is:completed or is:closed"),
+        ("kind:task", "cannot parse the query 'kind:task': kind:task is not a kind; use kind:item or kind:project"),
+        ("priority:9", "cannot parse the query 'priority:9': priority:9 is not a priority; use priority:1, priority:2 or priority:3"),
+        ("   ", "the query is empty; type some words, or a filter such as kind:item"),
+        ("tap AND", "cannot parse the query 'tap AND': Syntax: <expression> AND <expression>"),
+    ])
+    func badQueriesFailWithASentence(query: String, message: String) throws {
+        do {
+            _ = try SearchQueryParser().parse(query)
+            Issue.record("\(query) parsed")
+        } catch {
+            #expect(error.code == .querySyntax)
+            #expect(error.message == message)
+        }
+    }
+
+    @Test func wordsLongerThanTheTermLimitAreSkippedAndTheRestIndexed() throws {
+        let index = try SearchableIndex(path: path)
+        let huge = String(repeating: "x", count: 5_000)
+        let longTitle = String(repeating: "Very long project name ", count: 30)
+        try index.indexSearchableItems([
+            Self.item("a", title: "odd entry", detail: "before \(huge) after", container: longTitle)
+        ])
+        #expect(try search("before after") == ["a"])
+        #expect(try search("odd project:\"\(longTitle)\"") == ["a"])
+    }
+
+    @Test func fingerprintsChangeWithIndexedAttributes() throws {
+        let a = Self.item("a", title: "one")
+        var b = a
+        b.attributeSet.isCompleted = true
+        #expect(a.fingerprint != b.fingerprint)
+        #expect(a.fingerprint == Self.item("a", title: "one").fingerprint)
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems([a])
+        #expect(try SearchReader(path: path).fingerprints() == ["a": a.fingerprint])
+    }
+}
