@@ -102,6 +102,8 @@ public final class StoreIndexer: Sendable {
     }
 
     private func catchUpHoldingLock(batchSize: Int) throws(IndexerError) -> Report {
+        // A rebuild killed midway leaves its half-built generation; holding the lock, nobody is building one now.
+        location.removeStaleGenerations()
         guard let generation = location.currentGeneration(), location.exists else {
             return try rebuildHoldingLock(reason: "there is no index yet")
         }

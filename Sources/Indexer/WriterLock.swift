@@ -12,6 +12,8 @@ final class WriterLock {
     }
 
     deinit {
+        // Clear the note first, so that whoever takes the lock next is never reported as us.
+        ftruncate(descriptor, 0)
         flock(descriptor, LOCK_UN)
         close(descriptor)
     }

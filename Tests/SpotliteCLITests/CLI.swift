@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+
+/// The real `spotlite` binary, run against a store and an index in a temporary directory.
+struct CLI {
+    let directory = TemporaryDirectory("cli")
+
+    var storePath: String { directory.file("tracker.sqlite") }
+    var indexPath: String { directory.file("index") }
+
+    /// The binary SwiftPM built beside the test bundle.
+    static let binary: String = {
+        if let path = ProcessInfo.processInfo.environment["SPOTLITE_BIN"] { return path }
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("spotlite").path,
+            Bundle.main.bundleURL.appendingPathComponent("spotlite").path,
+            Repository.root + "/.build/debug/spotlite",
+        ]
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            fatalError("the spotlite binary is not built; run `swift build` first (looked in \(candidates))")
+        }
+        return found
+    }()
+
+    var environment: [String: String] {
+        [
+            "SPOTLITE_STORE": storePath, "SPOTLITE_INDEX": indexPath,
+            "XDG_DATA_HOME": directory.file("data"), "XDG_CACHE_HOME": directory.file("cache"),
+        ]
+    }
+
+    @discardableResult
+    func callAsFunction(_ arguments: String..., input: Data? = nil) -> ProcessResult {
+        TestSupport.run([Self.binary] + arguments, input: input, environment: environment)
+    }
+
+    @discardableResult
+    func run(arguments: [String], input: Data? = nil) -> ProcessResult {
+        TestSupport.run([Self.binary] + arguments, input: input, environment: environment)
+    }
+
+    /// Runs SQL through the sqlite3 command-line shell (foreign keys off, as in any plain session).
+    @discardableResult
+    func sqlite(_ sql: String) -> ProcessResult {
+        TestSupport.run(["sqlite3", "-bail", storePath], input: Data(sql.utf8))
+    }
+
+    /// Runs a shell pipeline with `$spotlite` set to the binary.
+    func shell(_ script: String) -> ProcessResult {
+        var env = environment
+        env["spotlite"] = Self.binary
+        return TestSupport.run(["bash", "-c", "set -o pipefail; " + script], environment: env)
+    }
+
+    /// A store with the hand-written samples, indexed.
+    static func withSamples() -> CLI {
+        let cli = CLI()
+        precondition(cli("init").status == 0)
+        precondition(cli("import", Repository.portfolio).status == 0)
+        precondition(cli("index").status == 0)
+        return cli
+    }
+
+    func json(_ result: ProcessResult) -> Any? {
+        try? JSONSerialization.jsonObject(with: result.stdoutData)
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The Debian changelog corpus (9,503 items, 392 projects) through the real binary.
+@Suite(.serialized) struct DebianCorpusTests {
+    /// One imported and indexed corpus store, shared by the read-only tests below.
+    static let shared: CLI = {
+        let cli = CLI()
+        precondition(cli("init").status == 0)
+        let imported = cli("import", "-", input: Repository.debianCorpusData)
+        precondition(imported.status == 0, imported.stderr)
+        precondition(cli("index").status == 0)
+        return cli
+    }()
+
+    @Test func xapianDelveShowsOneUniqueIdTermPerStoreRowEqualToItsURI() throws {
+        let cli = Self.shared
+        let uuid = try #require((cli.json(cli("status", "--format", "json")) as? [String: Any])?["store_uuid"] as? String)
+        let rows = cli.sqlite("SELECT 'item/' || id FROM items UNION ALL SELECT 'project/' || id FROM projects;")
+        let expected = Set(rows.stdoutLines.map { "Qtracker://\(uuid)/\($0)" })
+        #expect(expected.count == 9_895)
+
+        let delve = TestSupport.run(["xapian-delve", "-a", "-1", cli.indexPath])
+        #expect(delve.status == 0, "\(delve.stderr)")
+        let uniqueTerms = delve.stdoutLines.filter { $0.hasPrefix("Q") }
+        #expect(uniqueTerms.count == expected.count)
+        #expect(Set(uniqueTerms) == expected)
+        let summary = TestSupport.run(["xapian-delve", cli.indexPath]).stdout
+        #expect(summary.contains("number of documents = 9895"))
+    }
+
+    @Test func everyHitOfSeveralQueriesResolves() throws {
+        let cli = Self.shared
+        for query in ["release", "fix crash", "security CVE", "project:glibc", "\"new upstream release\"",
+                      "title:typo OR detail:typos", "priority:3 kind:item"] {
+            let ids = cli("search", query, "--format", "ids", "--limit", "200")
+            #expect(ids.status == 0, "\(query): \(ids.stderr)")
+            #expect(!ids.stdoutLines.isEmpty)
+            let resolved = cli.run(arguments: ["resolve", "--format", "jsonl"] + ids.stdoutLines)
+            #expect(resolved.status == 0, "\(query): \(resolved.stderr)")
+            #expect(resolved.stdoutLines.count == ids.stdoutLines.count)
+        }
+    }
+
+    @Test func searchIdsPipeIntoResolveOnTheCorpus() {
+        let cli = Self.shared
+        let result = cli.shell("\"$spotlite\" search release --format ids --limit 500 | xargs \"$spotlite\" resolve --format ids")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines.count == 500)
+    }
+
+    @Test func theHugeEntryIsIndexedWholeAndFoundByItsLastWords() throws {
+        let cli = Self.shared
+        let row = cli.sqlite("SELECT id, detail FROM items ORDER BY length(detail) DESC LIMIT 1;").stdout
+        let id = String(row.prefix(36))
+        let words = row.split(whereSeparator: { !$0.isLetter }).map(String.init).filter { $0.count >= 6 }
+        #expect(words.count > 1_000)
+        let tail = words.suffix(3).joined(separator: " ")
+        let hits = cli("search", tail, "--format", "ids", "--limit", "1000").stdoutLines
+        #expect(hits.contains { $0.hasSuffix("/item/" + id) }, "\(tail)")
+    }
+
+    @Test func exportThenImportIntoANewStoreExportsTheSame() {
+        let cli = Self.shared
+        let exported = cli("export")
+        #expect(exported.status == 0)
+        let copy = CLI()
+        #expect(copy("init").status == 0)
+        #expect(copy("import", "-", input: exported.stdoutData).status == 0)
+        #expect(copy("export").stdout == exported.stdout)
+    }
+
+    @Test func anIndexerKilledMidwayResumesToACleanIndex() throws {
+        let cli = CLI()
+        #expect(cli("init").status == 0)
+        #expect(cli("index").status == 0)  // an empty index: the corpus will arrive through the change log
+        #expect(cli("import", "-", input: Repository.debianCorpusData).status == 0)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["index", "--batch-size", "50"]
+        process.environment = ProcessInfo.processInfo.environment.merging(cli.environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Kill it once some batches are committed and before all are.
+        var cursor = 0
+        let deadline = Date().addingTimeInterval(60)
+        while cursor == 0 && Date() < deadline {
+            let status = cli.json(cli("status", "--format", "json")) as? [String: Any]
+            cursor = status?["cursor"] as? Int ?? 0
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let after = try #require(cli.json(cli("status", "--format", "json")) as? [String: Any])
+        let committed = try #require(after["cursor"] as? Int)
+        #expect(committed > 0 && committed < 9_895, "killed at cursor \(committed)")
+        #expect(committed % 50 == 0 || committed == 9_895)  // only whole batches are committed
+
+        let resumed = cli("index")
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.hasPrefix("applied \(9_895 - committed) changes"))
+        let verify = cli("verify")
+        #expect(verify.status == 0, "\(verify.stdout)")
+    }
+
+    @Test func aRebuildKilledMidwayLeavesTheOldIndexServingAndIsRedone() throws {
+        let cli = CLI()
+        #expect(cli("init").status == 0)
+        #expect(cli("import", Repository.portfolio).status == 0)
+        #expect(cli("index").status == 0)
+        #expect(cli("import", "-", input: Repository.debianCorpusData).status == 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["index", "--rebuild"]
+        process.environment = ProcessInfo.processInfo.environment.merging(cli.environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let fresh = cli.indexPath + "/db-2"
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: fresh) && Date() < deadline { usleep(2_000) }
+        usleep(200_000)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        // The old generation still serves searches.
+        #expect(try String(contentsOfFile: cli.indexPath + "/XAPIANDB", encoding: .utf8) == "auto db-1\n")
+        let old = TestSupport.run(["xapian-delve", cli.indexPath]).stdout
+        #expect(old.contains("number of documents = 45"))
+
+        #expect(cli("index").status == 0)
+        #expect(cli("verify").status == 0)
+        let generations = try FileManager.default.contentsOfDirectory(atPath: cli.indexPath).filter { $0.hasPrefix("db-") }
+        #expect(generations.count == 1)
+    }
+}
