@@ -36,24 +36,46 @@ extension StoreIndexer {
         let parsed = try indexer(location.root) { try SearchQueryParser().parse(text) }
         var catchUp: Report?
         var behind: Int?
-        if let report = try catchUpIfUnlocked() {
+        // Most searches find the index current: a read of its cursor avoids taking the write lock at all.
+        var reader = location.exists ? try? openReader() : nil
+        if let current = reader, try isCurrent(current) {
+            // Nothing to apply.
+        } else if let report = try catchUpIfUnlocked() {
             catchUp = report
+            reader = nil
         } else if !location.exists {
             // Someone else is building the first index: wait for it rather than search nothing.
             catchUp = try self.catchUp()
+            reader = nil
         }
-        let reader = try indexer(location.root) { try openReader() }
+        let searcher: SearchReader
+        if let reader {
+            searcher = reader
+        } else {
+            searcher = try indexer(location.root) { try openReader() }
+        }
         if catchUp == nil {
             behind = try indexer(location.root) {
-                let cursor = Int64(try reader.fetchLastClientState() ?? "0") ?? 0
+                let cursor = Int64(try searcher.fetchLastClientState() ?? "0") ?? 0
                 return try store.read { try $0.changeCount(after: cursor) }
             }
         }
-        let results = try indexer(location.root) { try reader.search(parsed, offset: offset, limit: limit) }
+        let results = try indexer(location.root) { try searcher.search(parsed, offset: offset, limit: limit) }
         let (hits, dropped) = try resolve(results.hits)
         return SearchOutcome(
             query: text, parsedQuery: parsed.description, hits: hits, total: results.total, isExact: results.isExact,
             offset: offset, dropped: dropped, changesBehind: behind == 0 ? nil : behind, catchUp: catchUp)
+    }
+
+    /// Whether the index is bound to this store and layout and has applied the store's last change.
+    func isCurrent(_ reader: SearchReader) throws(IndexerError) -> Bool {
+        try indexer(location.root) {
+            guard try reader.metadata(Self.storeKey) == store.uuid,
+                try reader.metadata(SearchIndexLayout.versionKey) == SearchIndexLayout.version,
+                let cursor = Int64(try reader.fetchLastClientState() ?? "")
+            else { return false }
+            return try store.read { try $0.lastChangeSequence() } == cursor
+        }
     }
 
     /// Resolves hits against the store in one read transaction (one query per 500 ids); drops gone rows.
