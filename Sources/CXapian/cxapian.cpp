@@ -37,6 +37,10 @@ struct cxapian_query {
 
 struct cxapian_query_parser {
     Xapian::QueryParser parser;
+    // A field mapper's rejection, raised after parse_query returns: throwing from inside a FieldProcessor
+    // unwinds through Xapian's generated parser, which leaks the terms it holds (seen with AddressSanitizer).
+    std::string rejection;
+    bool rejected = false;
 };
 
 struct cxapian_mset {
@@ -119,17 +123,21 @@ Xapian::Stem make_stemmer(const char *language) {
 // A boolean field whose text -> term mapping lives on the other side of the boundary (in Swift).
 class MappedFieldProcessor : public Xapian::FieldProcessor {
   public:
-    MappedFieldProcessor(cxapian_field_mapper mapper, void *context) : mapper_(mapper), context_(context) {}
+    MappedFieldProcessor(cxapian_field_mapper mapper, void *context, cxapian_query_parser *owner)
+        : mapper_(mapper), context_(context), owner_(owner) {}
 
     Xapian::Query operator()(const std::string &text) override {
         char *term = nullptr;
         char *message = nullptr;
         int status = mapper_(context_, text.data(), text.size(), &term, &message);
         if (status < 0) {
-            std::string reason = message != nullptr ? message : "invalid field value";
+            if (!owner_->rejected) {
+                owner_->rejected = true;
+                owner_->rejection = message != nullptr ? message : "invalid field value";
+            }
             std::free(message);
             std::free(term);
-            throw Xapian::QueryParserError(reason);
+            return Xapian::Query::MatchNothing;
         }
         std::free(message);
         if (status == 0 || term == nullptr) {
@@ -144,6 +152,7 @@ class MappedFieldProcessor : public Xapian::FieldProcessor {
   private:
     cxapian_field_mapper mapper_;
     void *context_;
+    cxapian_query_parser *owner_;  // outlives the processor: the parser owns it
 };
 
 }  // namespace
@@ -520,7 +529,7 @@ bool cxapian_query_parser_add_boolean_mapper(cxapian_query_parser *parser, const
                                              cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     // release() hands ownership to the parser's reference count.
-    auto *processor = new MappedFieldProcessor(mapper, context);
+    auto *processor = new MappedFieldProcessor(mapper, context, parser);
     parser->parser.add_boolean_prefix(field, processor->release());
     CXAPIAN_GUARD_END(error)
 }
@@ -538,7 +547,14 @@ bool cxapian_query_parser_parse(cxapian_query_parser *parser, const char *text, 
     if (flags & CXAPIAN_QP_PURE_NOT) xflags |= Xapian::QueryParser::FLAG_PURE_NOT;
     if (flags & CXAPIAN_QP_PARTIAL) xflags |= Xapian::QueryParser::FLAG_PARTIAL;
     if (flags & CXAPIAN_QP_SPELLING_CORRECTION) xflags |= Xapian::QueryParser::FLAG_SPELLING_CORRECTION;
-    *out = new cxapian_query{parser->parser.parse_query(std::string(text, length), xflags)};
+    parser->rejected = false;
+    parser->rejection.clear();
+    Xapian::Query query = parser->parser.parse_query(std::string(text, length), xflags);
+    if (parser->rejected) {
+        parser->rejected = false;
+        throw Xapian::QueryParserError(parser->rejection);
+    }
+    *out = new cxapian_query{query};
     CXAPIAN_GUARD_END(error)
 }
 
