@@ -40,4 +40,17 @@ struct ItemMapping {
                 createdAt: Timestamp.seconds(project.createdAt) ?? 0,
                 modifiedAt: Timestamp.seconds(project.modifiedAt) ?? 0))
     }
+
+    /// Calls `body` with the document of every project, then every item, of one store snapshot, streaming
+    /// the items (the whole store is never in memory at once).
+    func forEachDocument(in reader: StoreReader, _ body: (SearchableItem) throws -> Void) throws {
+        var projects: [String: Project] = [:]
+        for project in try reader.allProjects() {
+            projects[project.id] = project
+            try body(searchableItem(for: project))
+        }
+        try reader.forEachItem { item in
+            if let project = projects[item.projectID] { try body(searchableItem(for: item, in: project)) }
+        }
+    }
 }

@@ -75,8 +75,7 @@ extension StoreIndexer {
             var seen = Set<String>()
             try store.read { storeReader in
                 report.changesBehind = try storeReader.changeCount(after: cursor)
-                var projects: [String: Project] = [:]
-                func check(_ document: SearchableItem) {
+                try mapping.forEachDocument(in: storeReader) { document in
                     seen.insert(document.uniqueIdentifier)
                     report.storeRows += 1
                     switch indexed[document.uniqueIdentifier] {
@@ -84,13 +83,6 @@ extension StoreIndexer {
                     case document.fingerprint?: break
                     default: report.stale.append(document.uniqueIdentifier)
                     }
-                }
-                for project in try storeReader.allProjects() {
-                    projects[project.id] = project
-                    check(mapping.searchableItem(for: project))
-                }
-                try storeReader.forEachItem { item in
-                    if let project = projects[item.projectID] { check(mapping.searchableItem(for: item, in: project)) }
                 }
             }
             report.extra = indexed.keys.filter { !seen.contains($0) }.sorted()

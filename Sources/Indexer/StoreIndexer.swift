@@ -166,15 +166,9 @@ public final class StoreIndexer: Sendable {
             let index = try SearchableIndex(path: path, durable: false, flushThreshold: 20_000, bulkLoad: true)
             let cursor = try store.read { reader -> Int64 in
                 let cursor = try reader.lastChangeSequence()
-                var projects: [String: Project] = [:]
                 var pending: [SearchableItem] = []
-                for project in try reader.allProjects() {
-                    projects[project.id] = project
-                    pending.append(mapping.searchableItem(for: project))
-                }
-                try reader.forEachItem { item in
-                    guard let project = projects[item.projectID] else { return }
-                    pending.append(mapping.searchableItem(for: item, in: project))
+                try mapping.forEachDocument(in: reader) { document in
+                    pending.append(document)
                     if pending.count >= 1_000 {
                         try index.indexSearchableItems(pending)
                         report.documentsWritten += pending.count
