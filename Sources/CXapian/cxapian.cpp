@@ -7,8 +7,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
+#include <utility>
+#include <vector>
 
 struct cxapian_error {
     char *error_class;
@@ -45,6 +48,7 @@ struct cxapian_query_parser {
 
 struct cxapian_mset {
     Xapian::MSet mset;
+    std::vector<std::pair<uint32_t, std::unique_ptr<Xapian::ValueCountMatchSpy>>> facets;
 };
 
 namespace {
@@ -127,26 +131,45 @@ class MappedFieldProcessor : public Xapian::FieldProcessor {
         : mapper_(mapper), context_(context), owner_(owner) {}
 
     Xapian::Query operator()(const std::string &text) override {
-        char *term = nullptr;
-        char *message = nullptr;
-        int status = mapper_(context_, text.data(), text.size(), &term, &message);
-        if (status < 0) {
-            if (!owner_->rejected) {
-                owner_->rejected = true;
-                owner_->rejection = message != nullptr ? message : "invalid field value";
+        cxapian_field_result result = {};
+        int status = mapper_(context_, text.data(), text.size(), &result);
+        Xapian::Query query = Xapian::Query::MatchNothing;
+        try {
+            if (status == CXAPIAN_FIELD_REJECTED) {
+                if (!owner_->rejected) {
+                    owner_->rejected = true;
+                    owner_->rejection = result.message != nullptr ? result.message : "invalid field value";
+                }
+            } else if (status == CXAPIAN_FIELD_TERM && result.term != nullptr) {
+                query = Xapian::Query(std::string(result.term, result.term_length));
+            } else if (status == CXAPIAN_FIELD_VALUE_RANGE) {
+                query = value_range(result.slot, result.begin, result.begin_length, result.end, result.end_length);
             }
-            std::free(message);
-            std::free(term);
-            return Xapian::Query::MatchNothing;
+        } catch (...) {
+            free_result(result);
+            throw;
         }
-        std::free(message);
-        if (status == 0 || term == nullptr) {
-            std::free(term);
-            return Xapian::Query::MatchNothing;
+        free_result(result);
+        return query;
+    }
+
+    static Xapian::Query value_range(uint32_t slot, const char *begin, size_t begin_length, const char *end,
+                                     size_t end_length) {
+        if (begin != nullptr && end != nullptr) {
+            return Xapian::Query(Xapian::Query::OP_VALUE_RANGE, slot, std::string(begin, begin_length),
+                                 std::string(end, end_length));
         }
-        std::string value(term);
-        std::free(term);
-        return Xapian::Query(value);
+        if (begin != nullptr) return Xapian::Query(Xapian::Query::OP_VALUE_GE, slot, std::string(begin, begin_length));
+        if (end != nullptr) return Xapian::Query(Xapian::Query::OP_VALUE_LE, slot, std::string(end, end_length));
+        return Xapian::Query::MatchAll;
+    }
+
+  private:
+    static void free_result(cxapian_field_result &result) {
+        std::free(result.term);
+        std::free(result.begin);
+        std::free(result.end);
+        std::free(result.message);
     }
 
   private:
@@ -275,6 +298,14 @@ void cxapian_term_generator_increase_termpos(cxapian_term_generator *generator, 
     }
 }
 
+bool cxapian_term_generator_enable_spelling(cxapian_term_generator *generator,
+                                            cxapian_writable_database *database, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    generator->generator.set_database(database->database);
+    generator->generator.set_flags(Xapian::TermGenerator::FLAG_SPELLING);
+    CXAPIAN_GUARD_END(error)
+}
+
 /* ---- read-only databases ---- */
 
 bool cxapian_database_open(const char *path, cxapian_database **out, cxapian_error **error) {
@@ -401,6 +432,13 @@ bool cxapian_writable_database_doccount(cxapian_writable_database *database, uin
 bool cxapian_writable_database_commit(cxapian_writable_database *database, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     database->database.commit();
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_writable_database_add_spelling(cxapian_writable_database *database, const char *word, size_t length,
+                                            cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    database->database.add_spelling(std::string(word, length));
     CXAPIAN_GUARD_END(error)
 }
 
@@ -558,19 +596,93 @@ bool cxapian_query_parser_parse(cxapian_query_parser *parser, const char *text, 
     CXAPIAN_GUARD_END(error)
 }
 
+void cxapian_query_parser_set_max_expansion(cxapian_query_parser *parser, uint32_t limit, uint32_t partial_limit) {
+    try {
+        parser->parser.set_max_expansion(limit, Xapian::Query::WILDCARD_LIMIT_ERROR,
+                                         Xapian::QueryParser::FLAG_WILDCARD);
+        parser->parser.set_max_expansion(partial_limit, Xapian::Query::WILDCARD_LIMIT_MOST_FREQUENT,
+                                         Xapian::QueryParser::FLAG_PARTIAL);
+    } catch (...) {
+    }
+}
+
+char *cxapian_query_parser_corrected_query(cxapian_query_parser *parser) {
+    try {
+        return copy_string(parser->parser.get_corrected_query_string());
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+bool cxapian_query_new_value_range(uint32_t slot, const char *begin, size_t begin_length, const char *end,
+                                   size_t end_length, cxapian_query **out, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    *out = new cxapian_query{MappedFieldProcessor::value_range(slot, begin, begin_length, end, end_length)};
+    CXAPIAN_GUARD_END(error)
+}
+
 /* ---- matching ---- */
 
-bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, uint32_t first, uint32_t max_items,
-                     int sort_slot, bool sort_descending, cxapian_mset **out, cxapian_error **error) {
+bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,
+                     cxapian_mset **out, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     *out = nullptr;
     Xapian::Enquire enquire(database->database);
     enquire.set_query(query->query);
     enquire.set_weighting_scheme(Xapian::BM25Weight());
-    if (sort_slot >= 0) {
-        enquire.set_sort_by_value_then_relevance(static_cast<Xapian::valueno>(sort_slot), sort_descending);
+    Xapian::MultiValueKeyMaker keys;
+    for (size_t i = 0; i < options->sort_key_count; ++i) {
+        keys.add_value(options->sort_keys[i].slot, options->sort_keys[i].descending);
     }
-    *out = new cxapian_mset{enquire.get_mset(first, max_items)};
+    if (options->sort_key_count > 0) {
+        if (options->by_relevance_first) {
+            enquire.set_sort_by_relevance_then_key(&keys, false);
+        } else {
+            enquire.set_sort_by_key_then_relevance(&keys, false);
+        }
+    }
+    auto *result = new cxapian_mset();
+    try {
+        result->facets.reserve(options->facet_slot_count);
+        for (size_t i = 0; i < options->facet_slot_count; ++i) {
+            result->facets.emplace_back(options->facet_slots[i],
+                                        std::make_unique<Xapian::ValueCountMatchSpy>(options->facet_slots[i]));
+        }
+        for (auto &facet : result->facets) enquire.add_matchspy(facet.second.get());
+        result->mset = enquire.get_mset(options->first, options->max_items, options->check_at_least);
+        enquire.clear_matchspies();
+    } catch (...) {
+        delete result;
+        throw;
+    }
+    *out = result;
+    CXAPIAN_GUARD_END(error)
+}
+
+void cxapian_mset_visit_facets(const cxapian_mset *mset, cxapian_facet_visitor visitor, void *context) {
+    try {
+        for (const auto &facet : mset->facets) {
+            const Xapian::ValueCountMatchSpy &spy = *facet.second;
+            for (auto value = spy.top_values_begin(1000); value != spy.top_values_end(1000); ++value) {
+                const std::string name = *value;
+                visitor(context, facet.first, name.data(), name.size(), value.get_termfreq());
+            }
+        }
+    } catch (...) {
+    }
+}
+
+bool cxapian_mset_snippet(const cxapian_mset *mset, const char *text, size_t length, size_t snippet_length,
+                          const char *hi_start, const char *hi_end, const char *omit, char **out, size_t *out_length,
+                          cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    *out_length = 0;
+    std::string snippet = mset->mset.snippet(std::string(text, length), snippet_length, Xapian::Stem("english"),
+                                             Xapian::MSet::SNIPPET_BACKGROUND_MODEL | Xapian::MSet::SNIPPET_EXHAUSTIVE,
+                                             hi_start, hi_end, omit);
+    hand_out(snippet, out, out_length);
     CXAPIAN_GUARD_END(error)
 }
 

@@ -2,11 +2,75 @@ import Foundation
 import SearchIndex
 import TrackerStore
 
+/// How to search: the query language, the page and order, facets, spelling, snippets.
+public struct SearchOptions: Sendable {
+    /// The query language.
+    public enum Syntax: Sendable {
+        /// Spotlite's own (README "Query syntax").
+        case spotlite
+        /// Core Spotlight's `CSSearchQuery` strings.
+        case spotlight
+    }
+
+    public var syntax: Syntax = .spotlite
+    public var request = SearchRequest()
+    /// Treat the last word as a prefix (search as you type).
+    public var partial = false
+    /// Search the spelling correction instead, when there is one (never silently: the outcome says so).
+    public var correct = false
+    /// Compute a snippet of each hit's detail.
+    public var snippets = true
+    public var clock: QueryClock = .system
+
+    public init() {}
+}
+
+/// A snippet of a hit's text with the matched words marked.
+public struct Snippet: Sendable, Equatable {
+    /// The text, matched words between ``markStart`` and ``markEnd``.
+    public var marked: String
+
+    public init(marked: String) { self.marked = marked }
+
+    public static let markStart = "\u{2}"
+    public static let markEnd = "\u{3}"
+
+    /// The text without marks.
+    public var plain: String { highlighted(start: "", end: "") }
+
+    /// The text with each matched word between `start` and `end`.
+    public func highlighted(start: String, end: String) -> String {
+        marked.replacingOccurrences(of: Self.markStart, with: start).replacingOccurrences(of: Self.markEnd, with: end)
+    }
+
+    /// The matched words, in order.
+    public var matches: [String] {
+        marked.components(separatedBy: Self.markStart).dropFirst().compactMap {
+            $0.components(separatedBy: Self.markEnd).first
+        }
+    }
+}
+
 /// A hit resolved against the store: the current row behind the document.
 public struct ResolvedHit: Sendable, Equatable {
     public var uri: TrackerURI
     public var entity: StoreEntity
     public var score: Double
+    public var snippet: Snippet?
+}
+
+/// One facet's counts over all matches.
+public struct FacetCounts: Sendable, Equatable {
+    public struct Value: Sendable, Equatable {
+        /// The raw value (a project URI, a priority, a status).
+        public var value: String
+        /// What people read (the project's title for a project URI).
+        public var label: String
+        public var count: Int
+    }
+
+    public var facet: SearchFacet
+    public var values: [Value]
 }
 
 /// The outcome of a search.
@@ -14,11 +78,19 @@ public struct SearchOutcome: Sendable {
     public var query: String
     /// Xapian's description of the parsed query.
     public var parsedQuery: String
+    /// What the query's filters mean, in words.
+    public var filters: [String]
     public var hits: [ResolvedHit]
     /// All matches in the index (an estimate unless ``isExact``).
     public var total: Int
     public var isExact: Bool
     public var offset: Int
+    public var limit: Int
+    public var facets: [FacetCounts]
+    /// A spelling correction that finds more, when the query found few or none.
+    public var suggestion: String?
+    /// Set when these are the results of ``suggestion`` rather than of the query (`--correct`).
+    public var searchedSuggestion = false
     /// Hits whose row is gone from the store: not shown; their documents go at the next catch-up.
     public var dropped: Int
     /// Changes the searched index had not applied, when another writer held it (nil when up to date).
@@ -28,14 +100,24 @@ public struct SearchOutcome: Sendable {
 }
 
 extension StoreIndexer {
+    /// A query with this many hits or fewer is checked for a spelling correction that finds more.
+    static let fewHits = 2
+
     /// Searches, reading its own writes: catches the index up first when the write lock is free at once;
     /// otherwise searches what is committed and reports how many changes behind it is.
     ///
     /// Throws ``IndexerError/Code-swift.struct/querySyntax`` for a query that cannot be parsed.
     public func search(_ text: String, offset: Int = 0, limit: Int = 20) throws(IndexerError) -> SearchOutcome {
-        let parsed = try indexer(location.root) { try SearchQueryParser().parse(text) }
+        var options = SearchOptions()
+        options.request.offset = offset
+        options.request.limit = limit
+        return try search(text, options: options)
+    }
+
+    public func search(_ text: String, options: SearchOptions) throws(IndexerError) -> SearchOutcome {
+        // Refuse a bad query before touching the index.
+        _ = try parse(text, options: options, reader: nil)
         var catchUp: Report?
-        var behind: Int?
         // Most searches find the index current: a read of its cursor avoids taking the write lock at all.
         var reader = location.exists ? try? openReader() : nil
         if let current = reader, try isCurrent(current) {
@@ -54,17 +136,85 @@ extension StoreIndexer {
         } else {
             searcher = try indexer(location.root) { try openReader() }
         }
+        var behind: Int?
         if catchUp == nil {
             behind = try indexer(location.root) {
                 let cursor = Int64(try searcher.fetchLastClientState() ?? "0") ?? 0
                 return try store.read { try $0.changeCount(after: cursor) }
             }
         }
-        let results = try indexer(location.root) { try searcher.search(parsed, offset: offset, limit: limit) }
-        let (hits, dropped) = try resolve(results.hits)
+
+        var query = try parse(text, options: options, reader: searcher)
+        var results = try indexer(location.root) { try searcher.search(query, options.request) }
+        var suggestion: String?
+        var searchedSuggestion = false
+        if options.syntax == .spotlite, results.total <= Self.fewHits,
+            let corrected = try parse(text, options: options, reader: searcher, correctSpelling: true).correctedText,
+            corrected != text
+        {
+            let correctedQuery = try parse(corrected, options: options, reader: searcher)
+            let correctedResults = try indexer(location.root) { try searcher.search(correctedQuery, options.request) }
+            if correctedResults.total > results.total {
+                suggestion = corrected
+                if options.correct {
+                    query = correctedQuery
+                    results = correctedResults
+                    searchedSuggestion = true
+                }
+            }
+        }
+
+        var (hits, dropped) = try resolve(results.hits)
+        if options.snippets {
+            for index in hits.indices {
+                let detail: String
+                switch hits[index].entity {
+                case .item(let item, _): detail = item.detail
+                case .project(let project): detail = project.detail
+                }
+                guard !detail.isEmpty else { continue }
+                let marked = try indexer(location.root) {
+                    try results.snippet(of: detail, highlight: (Snippet.markStart, Snippet.markEnd))
+                }
+                hits[index].snippet = Snippet(marked: marked)
+            }
+        }
         return SearchOutcome(
-            query: text, parsedQuery: parsed.description, hits: hits, total: results.total, isExact: results.isExact,
-            offset: offset, dropped: dropped, changesBehind: behind == 0 ? nil : behind, catchUp: catchUp)
+            query: query.text, parsedQuery: query.description, filters: query.filters, hits: hits,
+            total: results.total, isExact: results.isExact, offset: options.request.offset,
+            limit: options.request.limit, facets: try facetCounts(results), suggestion: suggestion,
+            searchedSuggestion: searchedSuggestion, dropped: dropped, changesBehind: behind == 0 ? nil : behind,
+            catchUp: catchUp)
+    }
+
+    func parse(_ text: String, options: SearchOptions, reader: SearchReader?, correctSpelling: Bool = false)
+        throws(IndexerError) -> SearchQuery
+    {
+        try indexer(location.root) {
+            let words = try SearchQueryParser(clock: options.clock, reader: reader)
+            switch options.syntax {
+            case .spotlite:
+                return try words.parse(text, partial: options.partial, correctSpelling: correctSpelling)
+            case .spotlight:
+                return try SpotlightQueryParser(words: words, clock: options.clock).parse(text)
+            }
+        }
+    }
+
+    /// Facet counts with project URIs labelled by their current titles.
+    func facetCounts(_ results: SearchResults) throws(IndexerError) -> [FacetCounts] {
+        let facets = results.facets
+        guard !facets.isEmpty else { return [] }
+        let projectIDs = facets.filter { $0.facet == .project }.flatMap { $0.values.map(\.value) }
+            .compactMap { try? TrackerURI(parsing: $0) }.map(\.entityID)
+        let projects = try indexer(location.root) { try store.read { try $0.projects(ids: projectIDs) } }
+        return facets.map { facet, values in
+            FacetCounts(facet: facet, values: values.compactMap { value, count in
+                guard facet == .project else { return .init(value: value, label: value, count: count) }
+                guard let uri = try? TrackerURI(parsing: value), let project = projects[uri.entityID] else { return nil }
+                return .init(value: value, label: project.title, count: count)
+            })
+        }
     }
 
     /// Whether the index is bound to this store and layout and has applied the store's last change.

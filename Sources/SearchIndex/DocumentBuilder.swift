@@ -3,13 +3,25 @@ import Xapian
 /// Turns a ``SearchableItem`` into a Xapian document following ``TermPrefix`` and ``ValueSlot``.
 final class DocumentBuilder {
     private let generator: TermGenerator
+    private let spellingDatabase: WritableDatabase?
 
     /// Title words count this many times a detail word: BM25 then ranks title matches above detail ones.
     static let titleWeight: UInt32 = 2
 
-    init() throws(XapianError) {
+    /// With `spellingDatabase`, every indexed word also feeds the spelling data behind "did you mean".
+    init(spellingDatabase: WritableDatabase? = nil) throws(XapianError) {
         // Words over 64 bytes (Xapian's default) are skipped; the rest of the text is still indexed.
         generator = try TermGenerator(stemmingLanguage: "english", maxWordLength: 64)
+        self.spellingDatabase = spellingDatabase
+        if let spellingDatabase { try generator.enableSpelling(in: spellingDatabase) }
+    }
+
+    /// Lowercased words of letters (digits allowed after the first), as the query parser sees them.
+    static func spellingWords(_ text: String) -> [String] {
+        text.lowercased().split(whereSeparator: { !($0.isLetter || $0.isNumber) }).compactMap { word in
+            guard let first = word.first, first.isLetter, word.count > 1, word.utf8.count <= 64 else { return nil }
+            return String(word)
+        }
     }
 
     func document(for item: SearchableItem) throws(XapianError) -> Document {
@@ -30,6 +42,10 @@ final class DocumentBuilder {
 
         try generator.setDocument(document)
         try generator.indexText(attributes.title, wdfIncrement: Self.titleWeight, prefix: TermPrefix.title)
+        if let spellingDatabase {
+            // Xapian records spelling only for unprefixed text; title words must be able to correct queries too.
+            for word in Self.spellingWords(attributes.title) { try spellingDatabase.addSpelling(word) }
+        }
         generator.increaseTermPosition()
         try generator.indexText(attributes.contentDescription, prefix: TermPrefix.detail)
 
@@ -37,6 +53,9 @@ final class DocumentBuilder {
         try document.addValue(SortableNumber.encode(Double(attributes.modifiedAt)), slot: ValueSlot.modified)
         try document.addValue(Array(item.fingerprint.utf8), slot: ValueSlot.fingerprint)
         try document.addValue(Array(attributes.title.lowercased().utf8.prefix(64)), slot: ValueSlot.titleSortKey)
+        try document.addValue(Array(item.domainIdentifier.utf8), slot: ValueSlot.domain)
+        try document.addValue(Array(attributes.status.utf8), slot: ValueSlot.status)
+        try document.addValue(Array(item.uniqueIdentifier.utf8), slot: ValueSlot.uniqueIdentifier)
         return document
     }
 }

@@ -1,91 +1,174 @@
+import Foundation
 import Xapian
 
 /// Parses Spotlite query strings into Xapian queries.
 ///
-/// Syntax (see README "Query syntax"): words (all must match, stemmed), `"phrases"`, `AND`/`OR`/`NOT` and
-/// parentheses, `+word`/`-word`, `title:`, `detail:`, `project:<title or URI>`, `is:open|completed|closed`,
-/// `kind:item|project`, `priority:1|2|3`.
+/// Syntax (README "Query syntax"): words (all must match, stemmed), `"phrases"`, `AND`/`OR`/`NOT`, parentheses,
+/// `+word`/`-word`, `word*` wildcards, `title:`, `detail:`, `project:<title or URI>`, `is:open|completed|closed`,
+/// `kind:item|project`, `priority:N`, `priority:2..3`, `priority:>=2`, `created:`/`modified:` dates
+/// (see ``DateFilter``). Any filter can be negated with `-` or `NOT`.
 public final class SearchQueryParser {
     private let parser: QueryParser
+    private let clock: QueryClock
+    /// What the filters of the last parse mean, for `--explain`.
+    private var explanations: [String] = []
 
-    /// The fields a query can name, for messages and docs.
-    public static let fields = ["title", "detail", "project", "is", "kind", "priority"]
+    /// The fields a query can name.
+    public static let fields = ["title", "detail", "project", "is", "kind", "priority", "created", "modified"]
+    /// A wildcard may stand for at most this many words; more is an error, not a slow search.
+    public static let maximumWildcardExpansion: UInt32 = 1_000
+    /// A partial last word (search as you type) expands to its most frequent completions, at most this many.
+    public static let maximumPartialExpansion: UInt32 = 100
 
-    static let flags: QueryParser.Flags = [.boolean, .phrase, .loveHate, .pureNot]
+    static let flags: QueryParser.Flags = [.boolean, .phrase, .loveHate, .pureNot, .wildcard]
 
-    public init() throws(SearchIndexError) {
+    /// - Parameters:
+    ///   - clock: what `today` and `-7d` are read against.
+    ///   - reader: the index whose words wildcards expand to and spelling corrections come from.
+    public init(clock: QueryClock = .system, reader: SearchReader? = nil) throws(SearchIndexError) {
         parser = QueryParser()
+        self.clock = clock
         try xapian { () throws(XapianError) in
             try parser.setStemmer(language: "english")
             parser.setStemmingStrategy(.some)
             parser.setDefaultAnd(true)
+            parser.setMaxExpansion(Self.maximumWildcardExpansion, partialLimit: Self.maximumPartialExpansion)
+            if let reader { parser.setDatabase(reader.database) }
             // The default field searches title and detail; the title is indexed once, under its prefix.
             try parser.addPrefix(field: "", prefix: TermPrefix.detail)
             try parser.addPrefix(field: "", prefix: TermPrefix.title)
             try parser.addPrefix(field: "title", prefix: TermPrefix.title)
             try parser.addPrefix(field: "detail", prefix: TermPrefix.detail)
-            try parser.addBooleanField("project", map: Self.projectTerm)
-            try parser.addBooleanField("is", map: Self.statusTerm)
-            try parser.addBooleanField("kind", map: Self.kindTerm)
-            try parser.addBooleanField("priority", map: Self.priorityTerm)
+            try parser.addBooleanField("project") { [unowned self] in self.note(Self.projectTerm($0)) }
+            try parser.addBooleanField("is") { [unowned self] in self.note(Self.statusTerm($0)) }
+            try parser.addBooleanField("kind") { [unowned self] in self.note(Self.kindTerm($0)) }
+            try parser.addBooleanField("priority") { [unowned self] in self.note(self.priorityFilter($0)) }
+            try parser.addBooleanField("created") { [unowned self] in
+                self.note(self.dateFilter($0, field: "created", slot: ValueSlot.created))
+            }
+            try parser.addBooleanField("modified") { [unowned self] in
+                self.note(self.dateFilter($0, field: "modified", slot: ValueSlot.modified))
+            }
         }
     }
 
     /// Parses `text`; throws ``SearchIndexError/Code-swift.struct/querySyntax`` with a sentence saying what is wrong.
-    public func parse(_ text: String) throws(SearchIndexError) -> SearchQuery {
+    ///
+    /// - Parameters:
+    ///   - partial: treat the last word as a prefix (search as you type).
+    ///   - correctSpelling: also compute a spelling correction (``SearchQuery/correctedText``); needs a reader.
+    public func parse(_ text: String, partial: Bool = false, correctSpelling: Bool = false) throws(SearchIndexError)
+        -> SearchQuery
+    {
         if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw SearchIndexError(.querySyntax, "the query is empty; type some words, or a filter such as kind:item")
         }
+        explanations = []
+        var flags = Self.flags
+        if partial { flags.insert(.partial) }
+        if correctSpelling { flags.insert(.spellingCorrection) }
+        let query: Query
         do {
-            let query = try parser.parse(text, flags: Self.flags)
-            if query.isEmpty {
-                throw SearchIndexError(.querySyntax, "the query '\(text)' has no words to search for")
-            }
-            return SearchQuery(text: text, query: query)
-        } catch let error as XapianError {
-            throw SearchIndexError(
-                .querySyntax, "cannot parse the query '\(text)': \(error.message)", cause: error)
-        } catch let error as SearchIndexError {
-            throw error
+            query = try parser.parse(text, flags: flags)
         } catch {
-            throw SearchIndexError(.other, "\(error)")
+            throw SearchIndexError(.querySyntax, "cannot parse the query '\(text)': \(error.message)", cause: error)
         }
+        if query.isEmpty {
+            throw SearchIndexError(.querySyntax, "the query '\(text)' has no words to search for")
+        }
+        let corrected = correctSpelling ? parser.correctedQuery : ""
+        return SearchQuery(
+            text: text, query: query, filters: explanations, correctedText: corrected.isEmpty ? nil : corrected)
     }
 
-    static func projectTerm(_ value: String) -> QueryParser.FieldMapping {
+    private func note(_ result: (QueryParser.FieldMapping, String)) -> QueryParser.FieldMapping {
+        if case .invalid = result.0 {} else { explanations.append(result.1) }
+        return result.0
+    }
+
+    // MARK: - Fields
+
+    static func projectTerm(_ value: String) -> (QueryParser.FieldMapping, String) {
         let value = value.trimmingCharacters(in: .whitespaces)
-        if value.isEmpty { return .invalid("project: needs a project title or URI") }
+        if value.isEmpty { return (.invalid("project: needs a project title or URI"), "") }
         if value.hasPrefix("tracker://") {
             let parts = value.dropFirst("tracker://".count).split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 3, parts[1] == "project" else {
-                return .invalid("project:\(value) is not a project URI (tracker://<store>/project/<uuid>)")
+                return (.invalid("project:\(value) is not a project URI (tracker://<store>/project/<uuid>)"), "")
             }
-            return .term(TermPrefix.domain + value)
+            return (.term(TermPrefix.domain + value), "project is \(value)")
         }
-        return .term(TermPrefix.containerTitleTerm(value))
+        return (.term(TermPrefix.containerTitleTerm(value)), "project title is '\(value)' (any case)")
     }
 
-    static func statusTerm(_ value: String) -> QueryParser.FieldMapping {
+    static func statusTerm(_ value: String) -> (QueryParser.FieldMapping, String) {
         switch value.lowercased() {
-        case "open": return .term(TermPrefix.status + "open")
-        case "completed", "done": return .term(TermPrefix.status + "completed")
-        case "closed": return .term(TermPrefix.status + "closed")
-        default: return .invalid("is:\(value) is not a status; use is:open, is:completed or is:closed")
+        case "open": return (.term(TermPrefix.status + "open"), "status is open")
+        case "completed", "done": return (.term(TermPrefix.status + "completed"), "status is completed")
+        case "closed": return (.term(TermPrefix.status + "closed"), "status is closed (projects)")
+        default: return (.invalid("is:\(value) is not a status; use is:open, is:completed or is:closed"), "")
         }
     }
 
-    static func kindTerm(_ value: String) -> QueryParser.FieldMapping {
+    static func kindTerm(_ value: String) -> (QueryParser.FieldMapping, String) {
         guard let kind = SearchableItemAttributeSet.Kind(rawValue: value.lowercased()) else {
-            return .invalid("kind:\(value) is not a kind; use kind:item or kind:project")
+            return (.invalid("kind:\(value) is not a kind; use kind:item or kind:project"), "")
         }
-        return .term(TermPrefix.kind + kind.rawValue)
+        return (.term(TermPrefix.kind + kind.rawValue), "kind is \(kind.rawValue)")
     }
 
-    static func priorityTerm(_ value: String) -> QueryParser.FieldMapping {
-        guard let priority = Int(value), (1...3).contains(priority) else {
-            return .invalid("priority:\(value) is not a priority; use priority:1, priority:2 or priority:3")
+    /// `priority:2`, `priority:2..3`, `priority:..2`, `priority:>=2`, `priority:<3`.
+    func priorityFilter(_ value: String) -> (QueryParser.FieldMapping, String) {
+        let invalid = QueryParser.FieldMapping.invalid(
+            "priority:\(value) is not a priority; use 1, 2 or 3, a range like 2..3, or >=2, <=2, >1, <3")
+        if let single = Int(value) {
+            guard (1...3).contains(single) else { return (invalid, "") }
+            return (.term(TermPrefix.priority + String(single)), "priority is \(single)")
         }
-        return .term(TermPrefix.priority + String(priority))
+        var lower = 1
+        var upper = 3
+        if let dots = value.range(of: "..") {
+            let left = value[..<dots.lowerBound]
+            let right = value[dots.upperBound...]
+            if left.isEmpty && right.isEmpty { return (invalid, "") }
+            if !left.isEmpty { guard let number = Int(left) else { return (invalid, "") }; lower = number }
+            if !right.isEmpty { guard let number = Int(right) else { return (invalid, "") }; upper = number }
+        } else if value.hasPrefix(">="), let number = Int(value.dropFirst(2)) {
+            lower = number
+        } else if value.hasPrefix("<="), let number = Int(value.dropFirst(2)) {
+            upper = number
+        } else if value.hasPrefix(">"), let number = Int(value.dropFirst()) {
+            lower = number + 1
+        } else if value.hasPrefix("<"), let number = Int(value.dropFirst()) {
+            upper = number - 1
+        } else {
+            return (invalid, "")
+        }
+        guard lower <= upper, (1...3).contains(lower), (1...3).contains(upper) else {
+            return (.invalid("priority:\(value) matches no priority; priorities are 1, 2 and 3"), "")
+        }
+        return (
+            .valueRange(
+                slot: ValueSlot.priority, lower: SortableNumber.encode(Double(lower)),
+                upper: SortableNumber.encode(Double(upper))),
+            "priority is \(lower)…\(upper)"
+        )
+    }
+
+    func dateFilter(_ value: String, field: String, slot: UInt32) -> (QueryParser.FieldMapping, String) {
+        guard let range = DateFilter(clock: clock).range(value) else {
+            return (.invalid("\(field):\(value) is not a date; \(DateFilter.help)"), "")
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = clock.calendar.timeZone
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        let from = range.lower.map { formatter.string(from: Date(timeIntervalSince1970: $0)) } ?? "the beginning"
+        let to = range.upper.map { formatter.string(from: Date(timeIntervalSince1970: $0)) } ?? "now and later"
+        return (
+            .valueRange(slot: slot, lower: range.lower.map(SortableNumber.encode), upper: range.upper.map(SortableNumber.encode)),
+            "\(field) from \(from) to \(to) (\(clock.calendar.timeZone.identifier))"
+        )
     }
 }
 
@@ -94,11 +177,18 @@ public struct SearchQuery: CustomStringConvertible {
     /// What the user typed.
     public let text: String
     let query: Query
+    /// What each filter of the query means, in words (for `--explain`).
+    public let filters: [String]
+    /// Xapian's spelling correction of ``text``, when one was asked for and found.
+    public let correctedText: String?
+
+    init(text: String, query: Query, filters: [String] = [], correctedText: String? = nil) {
+        self.text = text
+        self.query = query
+        self.filters = filters
+        self.correctedText = correctedText
+    }
 
     /// Xapian's description of the parsed query (for `--explain` and debugging).
     public var description: String { query.description }
 }
-
-#if canImport(Foundation)
-import Foundation
-#endif

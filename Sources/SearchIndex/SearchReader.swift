@@ -6,14 +6,6 @@ public struct SearchHit: Sendable, Equatable {
     public var score: Double
 }
 
-/// A page of hits and the total.
-public struct SearchResults: Sendable {
-    public var hits: [SearchHit]
-    /// All matches (Xapian's estimate unless ``isExact``).
-    public var total: Int
-    public var isExact: Bool
-}
-
 /// Reads a Spotlite index: searches, metadata, and the list of indexed documents.
 ///
 /// Sees one committed revision at a time; every call that meets a newer commit reopens and retries on its own,
@@ -33,15 +25,28 @@ public final class SearchReader {
         try xapian { () throws(XapianError) in _ = try database.reopen() }
     }
 
-    /// Runs `query`, returning `limit` hits from `offset`, best first.
-    public func search(_ query: SearchQuery, offset: Int = 0, limit: Int = 20) throws(SearchIndexError) -> SearchResults {
-        let matches = try retrying { () throws(XapianError) in
-            try database.match(query.query, offset: offset, limit: limit)
+    /// Runs `query` as `request` asks: a page of hits in order, the total, and facet counts over all matches.
+    ///
+    /// Throws ``SearchIndexError/Code-swift.struct/querySyntax`` when a wildcard expands to too many words.
+    public func search(_ query: SearchQuery, _ request: SearchRequest = SearchRequest()) throws(SearchIndexError)
+        -> SearchResults
+    {
+        var options = MatchOptions()
+        options.offset = request.offset
+        options.limit = request.limit
+        options.sortKeys = request.sort.keys(reversed: request.reverse)
+        options.relevanceFirst = request.sort == .relevance
+        options.facetSlots = request.facets.map(\.slot)
+        if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }
+        do {
+            let matches = try retrying { () throws(XapianError) in try database.match(query.query, options: options) }
+            return SearchResults(matches: matches, request: request)
+        } catch where error.cause?.errorClass == "WildcardError" {
+            throw SearchIndexError(
+                .querySyntax,
+                "a wildcard in '\(query.text)' matches more than \(SearchQueryParser.maximumWildcardExpansion) words; "
+                    + "type more letters before the *", cause: error.cause)
         }
-        return SearchResults(
-            hits: matches.hits.map { SearchHit(uniqueIdentifier: $0.data, score: $0.weight) },
-            total: matches.estimatedMatches,
-            isExact: matches.isExact)
     }
 
     /// The client state of the last committed batch, or nil.

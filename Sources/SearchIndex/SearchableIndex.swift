@@ -33,10 +33,11 @@ public final class SearchableIndex {
         throws(SearchIndexError)
     {
         commitsEachCall = !bulkLoad
-        database = try xapian { () throws(XapianError) in
+        let database = try xapian { () throws(XapianError) in
             try WritableDatabase(path: path, durable: durable, flushThreshold: flushThreshold)
         }
-        builder = try xapian { () throws(XapianError) in try DocumentBuilder() }
+        self.database = database
+        builder = try xapian { () throws(XapianError) in try DocumentBuilder(spellingDatabase: database) }
         if try metadata(SearchIndexLayout.versionKey).isEmpty, try documentCount() == 0 {
             try setMetadata(SearchIndexLayout.versionKey, SearchIndexLayout.version)
             try xapian { () throws(XapianError) in try database.commit() }

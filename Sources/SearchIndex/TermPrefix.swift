@@ -35,12 +35,18 @@ public enum ValueSlot {
     public static let fingerprint: UInt32 = 3
     /// Lowercased title, for sorting by title.
     public static let titleSortKey: UInt32 = 4
+    /// The domain identifier (project URI), for project facets.
+    public static let domain: UInt32 = 5
+    /// The status word (`open`, `completed`, `closed`), for status facets.
+    public static let status: UInt32 = 6
+    /// The unique identifier, the last sort key: ties in any order break the same way every time.
+    public static let uniqueIdentifier: UInt32 = 7
 }
 
 /// The index layout: what the prefixes, slots and document shape mean.
 public enum SearchIndexLayout {
     /// Bump whenever ``TermPrefix``, ``ValueSlot`` or the document shape changes.
-    public static let version = "1"
+    public static let version = "2"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
     /// Metadata key holding the client state of the last batch.

@@ -52,6 +52,8 @@ struct ResolveCommand: ParsableCommand {
         if worst != .success { throw ExitCode(worst.rawValue) }
     }
 
+    static let priorityNames = [1: "low", 2: "medium", 3: "high"]
+
     static func text(_ entity: StoreEntity, uri: TrackerURI) -> String {
         var lines: [String] = []
         switch entity {
@@ -62,7 +64,7 @@ struct ResolveCommand: ParsableCommand {
                 "  uri:       \(uri)",
                 "  kind:      item",
                 "  project:   \(project.title) (\(projectURI))",
-                "  priority:  \(item.priority) (\(TextPrinter.priorityNames[item.priority] ?? "?"))",
+                "  priority:  \(item.priority) (\(Self.priorityNames[item.priority] ?? "?"))",
                 "  status:    \(item.isCompleted ? "completed" : "open")",
                 "  created:   \(item.createdAt)",
                 "  modified:  \(item.modifiedAt)",

@@ -1,15 +1,21 @@
 import ArgumentParser
 import Foundation
 import Indexer
+import SearchIndex
 import TrackerStore
+
+extension SearchSort: ExpressibleByArgument {}
 
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
         abstract: "Search items and projects; hits are resolved to the current rows.",
         discussion: """
-            All words must match (stemmed, English); "quoted phrases"; AND, OR, NOT and parentheses; \
-            title:, detail:, project:<title or URI>, is:open|completed|closed, kind:item|project, priority:1|2|3. \
+            All words must match (stemmed, English); "quoted phrases"; AND, OR, NOT and parentheses; word* \
+            wildcards; title:, detail:, project:<title or URI>, is:open|completed|closed, kind:item|project, \
+            priority:1|2..3|>=2, created:/modified: with dates (2024-05, 2024-01-01..2024-03-31, ..2023, today, \
+            yesterday, -7d, this_week, last_month, …). Negate any filter with - or NOT. With --spotlight the \
+            query is a Core Spotlight query string: title == "fix*"cd && priority >= 2. \
             Exit status 0 with hits, 1 with none, 2 for a bad query.
             """
     )
@@ -19,7 +25,7 @@ struct SearchCommand: ParsableCommand {
     @Argument(help: "The query (several arguments are joined with spaces).")
     var query: [String]
 
-    @Option(help: "text, json, jsonl or ids (one URI a line).")
+    @Option(help: "text, json, jsonl (one hit a line) or ids (one URI a line).")
     var format: OutputFormat = .text
 
     @Option(help: "At most this many hits.")
@@ -28,77 +34,161 @@ struct SearchCommand: ParsableCommand {
     @Option(help: "Skip this many hits (for paging).")
     var offset: Int = 0
 
+    @Option(help: "relevance, created, modified, priority or title.")
+    var sort: SearchSort = .relevance
+
+    @Flag(help: "Reverse the --sort order (oldest, lowest priority or Z→A first).")
+    var reverse = false
+
+    @Option(help: ArgumentHelp("Count matches per project, priority and/or status, e.g. project,status.",
+                               valueName: "facets"))
+    var facets: String?
+
+    @Flag(help: "Treat the last word as a prefix, for search as you type.")
+    var partial = false
+
+    @Flag(help: "When a spelling correction finds more, search it instead (and say so).")
+    var correct = false
+
+    @Flag(help: "The query is a Core Spotlight query string (CSSearchQuery).")
+    var spotlight = false
+
+    @Flag(help: "Print the parsed Xapian query and the filters applied.")
+    var explain = false
+
     func validate() throws {
         if limit < 1 { throw ValidationError("--limit must be at least 1") }
         if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        if reverse && sort == .relevance {
+            throw ValidationError("--reverse needs --sort created, modified, priority or title")
+        }
+        _ = try requestedFacets()
+    }
+
+    func requestedFacets() throws -> [SearchFacet] {
+        guard let facets else { return [] }
+        return try facets.split(separator: ",").map { name in
+            guard let facet = SearchFacet(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--facets takes project, priority and status, not '\(name)'")
+            }
+            return facet
+        }
     }
 
     func run() throws {
-        let outcome = try running {
-            let indexer = try options.openIndexer()
-            return try indexer.search(query.joined(separator: " "), offset: offset, limit: limit)
-        }
+        var search = SearchOptions()
+        search.syntax = spotlight ? .spotlight : .spotlite
+        search.request = SearchRequest(
+            offset: offset, limit: limit, sort: sort, reverse: reverse, facets: try requestedFacets())
+        search.partial = partial
+        search.correct = correct
+        search.snippets = format == .text || format == .json || format == .jsonl
+        let text = query.joined(separator: " ")
+        let outcome = try running { try options.openIndexer().search(text, options: search) }
+        let terminal = Terminal.current
         if let behind = outcome.changesBehind {
             Output.note("spotlite: the index is \(behind) changes behind the store (another process is writing it); results may be stale")
         }
         if let rebuilt = outcome.catchUp?.rebuildReason {
             Output.note("spotlite: built the index first (\(rebuilt))")
         }
+        if let suggestion = outcome.suggestion {
+            if outcome.searchedSuggestion {
+                Output.note("spotlite: no good match for '\(text)'; showing results for '\(suggestion)'")
+            } else {
+                Output.note("spotlite: did you mean '\(suggestion)'? (add --correct to search it)")
+            }
+        }
+        if explain {
+            let lines = Self.explanation(outcome)
+            if format == .text { lines.forEach(Output.line) } else { lines.forEach(Output.note) }
+        }
         switch format {
         case .ids:
             for hit in outcome.hits { Output.line(hit.uri.description) }
+            Output.note(Self.totalLine(outcome))
+            Self.facetLines(outcome).forEach(Output.note)
         case .jsonl:
-            for hit in outcome.hits { Output.line(EntityJSON.json(hit.entity, uri: hit.uri, score: hit.score).text) }
+            for hit in outcome.hits { Output.line(SearchJSON.hit(hit).text) }
+            Output.note(Self.totalLine(outcome))
+            Self.facetLines(outcome).forEach(Output.note)
         case .json:
-            Output.line(Self.json(outcome, limit: limit).text)
+            Output.line(SearchJSON.outcome(outcome).text)
         case .text:
-            printText(outcome)
+            SearchTextPrinter(terminal: terminal).print(outcome)
         }
         if outcome.hits.isEmpty { throw ExitCode(ExitStatus.noResults.rawValue) }
     }
 
-    static func json(_ outcome: SearchOutcome, limit: Int) -> JSON {
-        .object([
-            ("query", .string(outcome.query)),
-            ("parsed_query", .string(outcome.parsedQuery)),
-            ("total", .int(outcome.total)),
-            ("total_is_exact", .bool(outcome.isExact)),
-            ("offset", .int(outcome.offset)),
-            ("limit", .int(limit)),
-            ("dropped", .int(outcome.dropped)),
-            ("changes_behind", outcome.changesBehind.map { .int($0) } ?? .null),
-            ("hits", .array(outcome.hits.map { EntityJSON.json($0.entity, uri: $0.uri, score: $0.score) })),
-        ])
+    /// `spotlite: hits 1–20 of 90` (or `of about 90` when Xapian estimated).
+    static func totalLine(_ outcome: SearchOutcome) -> String {
+        let total = outcome.isExact ? "\(outcome.total)" : "about \(outcome.total)"
+        if outcome.hits.isEmpty { return "spotlite: no hits shown of \(total)" }
+        return "spotlite: hits \(outcome.offset + 1)–\(outcome.offset + outcome.hits.count) of \(total)"
     }
 
-    private func printText(_ outcome: SearchOutcome) {
-        if outcome.hits.isEmpty {
-            Output.line("no matches for \(outcome.query)")
-            return
+    static func facetLines(_ outcome: SearchOutcome) -> [String] {
+        outcome.facets.map { facet in
+            "\(facet.facet.rawValue): " + facet.values.map { "\($0.label) \($0.count)" }.joined(separator: " · ")
         }
-        for (number, hit) in outcome.hits.enumerated() {
-            Output.line(String(format: "%3d. ", outcome.offset + number + 1) + TextPrinter.summary(hit.entity))
-            Output.line("     \(hit.uri)")
-        }
-        let first = outcome.offset + 1
-        let last = outcome.offset + outcome.hits.count
-        let total = outcome.isExact ? "\(outcome.total)" : "about \(outcome.total)"
-        Output.line("— hits \(first)–\(last) of \(total)")
+    }
+
+    static func explanation(_ outcome: SearchOutcome) -> [String] {
+        ["query:   \(outcome.query)", "parsed:  \(outcome.parsedQuery)"]
+            + (outcome.filters.isEmpty ? ["filters: none"] : outcome.filters.map { "filter:  \($0)" })
     }
 }
 
-/// Text renderings of store rows, shared by `search` and `resolve`.
-enum TextPrinter {
-    static let priorityNames = [1: "low", 2: "medium", 3: "high"]
+/// The `text` format: one block per hit, columns sized to the terminal.
+struct SearchTextPrinter {
+    var terminal: Terminal
 
-    /// One line: title, then project, priority and status in brackets.
-    static func summary(_ entity: StoreEntity) -> String {
+    func print(_ outcome: SearchOutcome) {
+        if outcome.hits.isEmpty {
+            Output.line("no matches for \(outcome.query)")
+        }
+        let width = terminal.width
+        let numberWidth = String(outcome.offset + outcome.hits.count).count
+        // number, title, project, priority + status, date
+        let metaWidth = 37
+        let titleWidth = max(20, width - numberWidth - 2 - metaWidth - 1)
+        for (index, hit) in outcome.hits.enumerated() {
+            let number = String(outcome.offset + index + 1)
+            let indent = String(repeating: " ", count: numberWidth + 2)
+            let (title, meta) = Self.columns(hit.entity)
+            Output.line(
+                String(repeating: " ", count: numberWidth - number.count) + number + "  "
+                    + terminal.bold(title.fitted(to: titleWidth)) + " " + terminal.dim(meta.fitted(to: metaWidth))
+                    .trimmingTrailingSpaces())
+            if let snippet = hit.snippet {
+                let flat = snippet.marked.split(whereSeparator: \.isNewline).joined(separator: " ")
+                let shown = Snippet(marked: flat).highlighted(start: terminal.highlight.start, end: terminal.highlight.end)
+                Output.line(indent + shown)
+            }
+            Output.line(indent + terminal.dim(hit.uri.description))
+        }
+        for line in SearchCommand.facetLines(outcome) { Output.line(line) }
+        if !outcome.hits.isEmpty {
+            Output.line(String(SearchCommand.totalLine(outcome).dropFirst("spotlite: ".count)))
+        }
+    }
+
+    /// The title, and project · priority · status · created.
+    static func columns(_ entity: StoreEntity) -> (String, String) {
         switch entity {
         case .item(let item, let project):
-            let status = item.isCompleted ? "completed" : "open"
-            return "\(item.title)  [\(project.title) · P\(item.priority) · \(status)]"
+            let status = item.isCompleted ? "done" : "open"
+            return (item.title, "\(project.title.fitted(to: 16)) P\(item.priority) \(status) \(item.createdAt.prefix(10))")
         case .project(let project):
-            return "\(project.title)  [project · \(project.isClosed ? "closed" : "open")]"
+            return (project.title, "\("project".fitted(to: 16)) \((project.isClosed ? "closed" : "open").fitted(to: 7)) \(project.createdAt.prefix(10))")
         }
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
     }
 }

@@ -1,67 +1,129 @@
 import CXapian
 
-/// One page of ranked matches for a query.
-public struct MatchSet: Sendable {
+/// How to run a query: the page, the order, and the facets to count.
+public struct MatchOptions: Sendable {
+    /// One sort key: a value slot, ascending unless `descending`.
+    public struct SortKey: Sendable, Equatable {
+        public var slot: UInt32
+        public var descending: Bool
+        public init(slot: UInt32, descending: Bool = false) {
+            self.slot = slot
+            self.descending = descending
+        }
+    }
+
+    public var offset = 0
+    public var limit = 20
+    /// Value keys, most significant first. With ``relevanceFirst`` they only break ties in relevance.
+    public var sortKeys: [SortKey] = []
+    public var relevanceFirst = true
+    /// Value slots whose values are counted over all matches.
+    public var facetSlots: [UInt32] = []
+    /// Examine at least this many matches (the document count makes totals and facets exact).
+    public var checkAtLeast = 0
+
+    public init() {}
+}
+
+/// One page of ranked matches, with totals and facet counts. Keeps Xapian's match set for ``snippet(of:)``.
+public final class MatchSet {
     /// One match: its document data and BM25 weight.
     public struct Hit: Sendable, Equatable {
         public var data: String
         public var weight: Double
     }
 
-    /// The hits of the requested page, best first (or in the requested sort order).
-    public var hits: [Hit]
+    private let handle: OpaquePointer
+    /// The hits of the requested page, in the requested order.
+    public let hits: [Hit]
     /// Xapian's estimate of all matches (exact when ``isExact``).
-    public var estimatedMatches: Int
-    /// Bounds on all matches.
-    public var lowerBound: Int
-    public var upperBound: Int
+    public let estimatedMatches: Int
+    public let lowerBound: Int
+    public let upperBound: Int
+    /// Per facet slot, each value with the number of matches that have it, most frequent first.
+    public let facets: [UInt32: [(value: [UInt8], count: Int)]]
+
     /// Whether the total is exact (lower bound == upper bound).
     public var isExact: Bool { lowerBound == upperBound }
-}
 
-/// How to order matches.
-public enum MatchOrder: Sendable, Equatable {
-    /// BM25 relevance, best first.
-    case relevance
-    /// By the bytes in a value slot (ascending unless `descending`), then relevance.
-    case value(slot: UInt32, descending: Bool)
-}
-
-extension Database {
-    /// Runs `query` and returns `limit` hits starting at `offset`.
-    ///
-    /// Throws ``XapianError/Kind-swift.struct/modified`` if a writer committed over the revision being read;
-    /// ``reopen()`` and call again.
-    public func match(_ query: Query, offset: Int = 0, limit: Int = 20, order: MatchOrder = .relevance)
-        throws(XapianError) -> MatchSet
-    {
-        var slot: Int32 = -1
-        var descending = false
-        if case .value(let valueSlot, let isDescending) = order {
-            slot = Int32(valueSlot)
-            descending = isDescending
-        }
-        var mset: OpaquePointer?
-        try check {
-            cxapian_enquire(handle, query.handle, UInt32(clamping: offset), UInt32(clamping: limit), slot, descending,
-                            &mset, $0)
-        }
-        defer { cxapian_mset_free(mset) }
-        let size = cxapian_mset_size(mset)
-        var hits: [MatchSet.Hit] = []
+    init(handle: OpaquePointer) throws(XapianError) {
+        self.handle = handle
+        let size = cxapian_mset_size(handle)
+        var hits: [Hit] = []
         hits.reserveCapacity(Int(size))
         for index in 0..<size {
             var weight = 0.0
             var data: UnsafeMutablePointer<CChar>?
             var length = 0
-            try check { cxapian_mset_hit(mset, index, &weight, &data, &length, $0) }
-            hits.append(.init(data: String(decoding: takeBytes(data, length), as: UTF8.self), weight: weight))
+            do {
+                try check { cxapian_mset_hit(handle, index, &weight, &data, &length, $0) }
+            } catch {
+                cxapian_mset_free(handle)
+                throw error
+            }
+            hits.append(Hit(data: String(decoding: takeBytes(data, length), as: UTF8.self), weight: weight))
         }
-        return MatchSet(
-            hits: hits,
-            estimatedMatches: Int(cxapian_mset_matches_estimated(mset)),
-            lowerBound: Int(cxapian_mset_matches_lower_bound(mset)),
-            upperBound: Int(cxapian_mset_matches_upper_bound(mset))
-        )
+        self.hits = hits
+        estimatedMatches = Int(cxapian_mset_matches_estimated(handle))
+        lowerBound = Int(cxapian_mset_matches_lower_bound(handle))
+        upperBound = Int(cxapian_mset_matches_upper_bound(handle))
+        final class Sink { var facets: [UInt32: [(value: [UInt8], count: Int)]] = [:] }
+        let sink = Sink()
+        cxapian_mset_visit_facets(handle, { context, slot, value, length, count in
+            let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
+            let bytes = Array(UnsafeRawBufferPointer(start: value, count: length))
+            sink.facets[slot, default: []].append((bytes, Int(count)))
+        }, Unmanaged.passUnretained(sink).toOpaque())
+        facets = withExtendedLifetime(sink) { sink.facets }
+    }
+
+    deinit { cxapian_mset_free(handle) }
+
+    /// The part of `text` that best matches the query (about `length` bytes), with the matched words between
+    /// `highlight.start` and `highlight.end`, and `omit` where text was left out.
+    public func snippet(
+        of text: String, length: Int = 200, highlight: (start: String, end: String), omit: String = "…"
+    ) throws(XapianError) -> String {
+        var out: UnsafeMutablePointer<CChar>?
+        var outLength = 0
+        try text.withBytes { (pointer, count) throws(XapianError) in
+            try check {
+                cxapian_mset_snippet(handle, pointer, count, length, highlight.start, highlight.end, omit, &out,
+                                     &outLength, $0)
+            }
+        }
+        return String(decoding: takeBytes(out, outLength), as: UTF8.self)
+    }
+}
+
+extension Database {
+    /// Runs `query` with `options`.
+    ///
+    /// Throws ``XapianError/Kind-swift.struct/modified`` if a writer committed over the revision being read;
+    /// ``reopen()`` and call again.
+    public func match(_ query: Query, options: MatchOptions) throws(XapianError) -> MatchSet {
+        let keys = options.sortKeys.map { cxapian_sort_key(slot: $0.slot, descending: $0.descending) }
+        let slots = options.facetSlots
+        var mset: OpaquePointer?
+        try keys.withUnsafeBufferPointer { keyBuffer throws(XapianError) in
+            try slots.withUnsafeBufferPointer { slotBuffer throws(XapianError) in
+                var raw = cxapian_enquire_options(
+                    first: UInt32(clamping: options.offset), max_items: UInt32(clamping: options.limit),
+                    sort_keys: keyBuffer.baseAddress, sort_key_count: keyBuffer.count,
+                    by_relevance_first: options.relevanceFirst,
+                    facet_slots: slotBuffer.baseAddress, facet_slot_count: slotBuffer.count,
+                    check_at_least: UInt32(clamping: options.checkAtLeast))
+                try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
+            }
+        }
+        return try MatchSet(handle: mset!)
+    }
+
+    /// Runs `query` in relevance order and returns `limit` hits from `offset`.
+    public func match(_ query: Query, offset: Int = 0, limit: Int = 20) throws(XapianError) -> MatchSet {
+        var options = MatchOptions()
+        options.offset = offset
+        options.limit = limit
+        return try match(query, options: options)
     }
 }

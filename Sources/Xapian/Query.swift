@@ -43,6 +43,21 @@ public final class Query: CustomStringConvertible {
         return Query(handle: handle)
     }
 
+    /// Documents whose value in `slot` lies between `lower` and `upper` (inclusive; nil = open).
+    public static func valueRange(slot: UInt32, lower: [UInt8]?, upper: [UInt8]?) throws(XapianError) -> Query {
+        var result: OpaquePointer?
+        let lowerBytes = lower.map { $0.map { CChar(bitPattern: $0) } }
+        let upperBytes = upper.map { $0.map { CChar(bitPattern: $0) } }
+        try check { error in
+            withOptionalBuffer(lowerBytes) { lowerPointer, lowerCount in
+                withOptionalBuffer(upperBytes) { upperPointer, upperCount in
+                    cxapian_query_new_value_range(slot, lowerPointer, lowerCount, upperPointer, upperCount, &result, error)
+                }
+            }
+        }
+        return Query(handle: result!)
+    }
+
     /// `self op other`.
     public func combined(_ op: Operator, with other: Query) throws(XapianError) -> Query {
         let cop: cxapian_query_op
@@ -66,4 +81,11 @@ public final class Query: CustomStringConvertible {
         defer { cxapian_free(text) }
         return String(cString: text)
     }
+}
+
+/// Calls body with a pointer to the bytes (non-nil even when empty), or nil for nil.
+private func withOptionalBuffer<R>(_ bytes: [CChar]?, _ body: (UnsafePointer<CChar>?, Int) -> R) -> R {
+    guard let bytes else { return body(nil, 0) }
+    let padded = bytes + [0]
+    return padded.withUnsafeBufferPointer { body($0.baseAddress, bytes.count) }
 }

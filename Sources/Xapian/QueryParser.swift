@@ -27,6 +27,8 @@ public final class QueryParser {
         public static let pureNot = Flags(rawValue: UInt32(CXAPIAN_QP_PURE_NOT))
         /// The last word is a prefix (search as you type; needs a database).
         public static let partial = Flags(rawValue: UInt32(CXAPIAN_QP_PARTIAL))
+        /// Compute a spelling correction (read it with ``QueryParser/correctedQuery``; needs a database).
+        public static let spellingCorrection = Flags(rawValue: UInt32(CXAPIAN_QP_SPELLING_CORRECTION))
         /// Xapian's defaults: boolean, phrase and love/hate.
         public static let `default`: Flags = [.boolean, .phrase, .loveHate]
     }
@@ -38,8 +40,10 @@ public final class QueryParser {
 
     /// Maps a field's text to a term: `.term(t)`, `.nothing` (a filter matching nothing), or
     /// `.invalid(message)` to reject the query with that message.
-    public enum FieldMapping: Sendable {
+    public enum FieldMapping: Sendable, Equatable {
         case term(String)
+        /// Documents whose value in `slot` lies between `lower` and `upper` (inclusive; nil = open).
+        case valueRange(slot: UInt32, lower: [UInt8]?, upper: [UInt8]?)
         case nothing
         case invalid(String)
     }
@@ -95,21 +99,41 @@ public final class QueryParser {
         mappers.append(box)
         let context = Unmanaged.passUnretained(box).toOpaque()
         try check {
-            cxapian_query_parser_add_boolean_mapper(handle, field, { context, text, length, term, message in
+            cxapian_query_parser_add_boolean_mapper(handle, field, { context, text, length, result in
                 let box = Unmanaged<FieldMapperBox>.fromOpaque(context!).takeUnretainedValue()
                 let value = String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)
+                let result = result!
                 switch box.map(value) {
-                case .term(let result):
-                    term!.pointee = strdup(result)
-                    return 1
+                case .term(let term):
+                    (result.pointee.term, result.pointee.term_length) = mallocCopy(Array(term.utf8))
+                    return Int32(CXAPIAN_FIELD_TERM)
+                case .valueRange(let slot, let lower, let upper):
+                    result.pointee.slot = slot
+                    if let lower { (result.pointee.begin, result.pointee.begin_length) = mallocCopy(lower) }
+                    if let upper { (result.pointee.end, result.pointee.end_length) = mallocCopy(upper) }
+                    return Int32(CXAPIAN_FIELD_VALUE_RANGE)
                 case .nothing:
-                    return 0
+                    return Int32(CXAPIAN_FIELD_NOTHING)
                 case .invalid(let reason):
-                    message!.pointee = strdup(reason)
-                    return -1
+                    result.pointee.message = strdup(reason)
+                    return Int32(CXAPIAN_FIELD_REJECTED)
                 }
             }, context, $0)
         }
+    }
+
+    /// Bounds wildcard expansion: `word*` matching more than `limit` words fails the search with
+    /// ``XapianError/Kind-swift.struct/querySyntax``; a partial last word expands to its `partialLimit` most
+    /// frequent completions.
+    public func setMaxExpansion(_ limit: UInt32, partialLimit: UInt32) {
+        cxapian_query_parser_set_max_expansion(handle, limit, partialLimit)
+    }
+
+    /// After a parse with ``Flags/spellingCorrection``: the corrected query string, or `""` if none.
+    public var correctedQuery: String {
+        guard let text = cxapian_query_parser_corrected_query(handle) else { return "" }
+        defer { cxapian_free(text) }
+        return String(cString: text)
     }
 
     /// Parses `text`. Throws ``XapianError/Kind-swift.struct/querySyntax`` with Xapian's message on bad syntax.
@@ -120,6 +144,15 @@ public final class QueryParser {
         }
         return Query(handle: query!)
     }
+}
+
+/// A malloc'ed copy of bytes, for the C side to own and free.
+private func mallocCopy(_ bytes: [UInt8]) -> (UnsafeMutablePointer<CChar>, Int) {
+    let pointer = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
+    bytes.withUnsafeBufferPointer { buffer in
+        if let base = buffer.baseAddress { memcpy(pointer, base, bytes.count) }
+    }
+    return (pointer, bytes.count)
 }
 
 private final class FieldMapperBox {

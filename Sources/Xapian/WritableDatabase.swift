@@ -87,6 +87,13 @@ public final class WritableDatabase {
         try check { cxapian_writable_database_commit(handle, $0) }
     }
 
+    /// Adds a word to the spelling table behind spelling corrections.
+    public func addSpelling(_ word: String) throws(XapianError) {
+        try word.withBytes { (pointer, count) throws(XapianError) in
+            try check { cxapian_writable_database_add_spelling(handle, pointer, count, $0) }
+        }
+    }
+
     /// Starts a transaction: its changes are committed together by ``commitTransaction()``.
     public func beginTransaction(flushed: Bool = true) throws(XapianError) {
         try check { cxapian_writable_database_begin_transaction(handle, flushed, $0) }

@@ -49,7 +49,7 @@ public struct XapianError: Error, CustomStringConvertible, Sendable {
         case "DatabaseOpeningError", "DatabaseNotFoundError", "DatabaseVersionError", "DatabaseClosedError":
             return .opening
         case "DatabaseCorruptError": return .corrupt
-        case "QueryParserError": return .querySyntax
+        case "QueryParserError", "WildcardError": return .querySyntax
         case "InvalidArgumentError", "InvalidOperationError", "RangeError": return .invalidArgument
         default: return .other
         }

@@ -132,7 +132,7 @@ import TrackerStore
         var searches = 0
         while rebuilding.wait(timeout: .now()) == .timedOut || searches < 20 {
             let reader = try SearchReader(path: root)
-            let results = try reader.search(try SearchQueryParser().parse("common"), limit: 1)
+            let results = try reader.search(try SearchQueryParser().parse("common"), SearchRequest(limit: 1))
             #expect(results.total == 300)  // every item: never an empty or half-built index
             searches += 1
         }

@@ -20,7 +20,7 @@ import TestSupport
 
     func search(_ text: String, limit: Int = 20) throws -> [String] {
         let reader = try SearchReader(path: path)
-        return try reader.search(try SearchQueryParser().parse(text), limit: limit).hits.map(\.uniqueIdentifier)
+        return try reader.search(try SearchQueryParser().parse(text), SearchRequest(limit: limit)).hits.map(\.uniqueIdentifier)
     }
 
     @Test func indexSearchDeleteByIdentifierAndByDomain() throws {
@@ -132,7 +132,7 @@ import TestSupport
     @Test(arguments: [
         ("is:pending", "cannot parse the query 'is:pending': is:pending is not a status; use is:open, is:completed or is:closed"),
         ("kind:task", "cannot parse the query 'kind:task': kind:task is not a kind; use kind:item or kind:project"),
-        ("priority:9", "cannot parse the query 'priority:9': priority:9 is not a priority; use priority:1, priority:2 or priority:3"),
+        ("priority:9", "cannot parse the query 'priority:9': priority:9 is not a priority; use 1, 2 or 3, a range like 2..3, or >=2, <=2, >1, <3"),
         ("   ", "the query is empty; type some words, or a filter such as kind:item"),
         ("tap AND", "cannot parse the query 'tap AND': Syntax: <expression> AND <expression>"),
     ])

@@ -35,7 +35,9 @@ import TestSupport
         let cli = CLI.withSamples()
         let text = cli("search", "leaking", "tap")
         #expect(text.status == 0)
-        #expect(text.stdoutLines.first?.contains("Fix the leaking tap  [Home renovation · P3 · open]") == true)
+        let first = try #require(text.stdoutLines.first)
+        #expect(first.hasPrefix("1  Fix the leaking tap "))
+        #expect(first.hasSuffix(" Home renovation  P3 open 2024-03-02"))
 
         let json = cli("search", "leaking tap", "--format", "json")
         let object = try #require(cli.json(json) as? [String: Any])

@@ -144,3 +144,23 @@ import Xapian
         #expect(rows.map { String(decoding: $0.value, as: UTF8.self) } == ["v-a", "v-b", "v-c"])
     }
 }
+
+@Suite struct SnippetTests {
+    @Test func snippetsMarkMatchedWords() throws {
+        let directory = TemporaryDirectory("snippet")
+        let writer = try WritableDatabase(path: directory.file("db"))
+        let document = Document()
+        try document.setData("a")
+        let generator = try TermGenerator()
+        try generator.setDocument(document)
+        try generator.indexText("The kitchen tap drips all night")
+        try writer.replaceDocument(uniqueTerm: "Qa", with: document)
+        try writer.commit()
+        let parser = QueryParser()
+        try parser.setStemmer(language: "english")
+        parser.setStemmingStrategy(.some)
+        let matches = try Database(path: directory.file("db")).match(try parser.parse("tap"))
+        let snippet = try matches.snippet(of: "The kitchen tap drips all night", highlight: ("\u{2}", "\u{3}"))
+        #expect(snippet == "The kitchen \u{2}tap\u{3} drips all night")
+    }
+}

@@ -73,6 +73,12 @@ bool cxapian_term_generator_index_text(cxapian_term_generator *generator, const 
                                        cxapian_error **error);
 void cxapian_term_generator_increase_termpos(cxapian_term_generator *generator, uint32_t delta);
 
+typedef struct cxapian_writable_database cxapian_writable_database;
+
+/** Makes the generator record spelling data (for "did you mean") in `database` as it indexes. */
+bool cxapian_term_generator_enable_spelling(cxapian_term_generator *generator,
+                                            cxapian_writable_database *database, cxapian_error **error);
+
 /* ---- databases ------------------------------------------------------------------------------- */
 
 typedef struct cxapian_database cxapian_database;
@@ -98,8 +104,6 @@ typedef bool (*cxapian_term_visitor)(void *context, const char *term, size_t ter
 bool cxapian_database_visit_terms(cxapian_database *database, const char *prefix, size_t prefix_length,
                                   uint32_t slot, cxapian_term_visitor visitor, void *context,
                                   cxapian_error **error);
-
-typedef struct cxapian_writable_database cxapian_writable_database;
 
 enum {
     /** Create the database if it does not exist (else open it). */
@@ -134,6 +138,9 @@ bool cxapian_writable_database_get_metadata(cxapian_writable_database *database,
 bool cxapian_writable_database_doccount(cxapian_writable_database *database, uint32_t *out,
                                         cxapian_error **error);
 bool cxapian_writable_database_commit(cxapian_writable_database *database, cxapian_error **error);
+/** Adds a word to the spelling table (the term generator only records unprefixed text). */
+bool cxapian_writable_database_add_spelling(cxapian_writable_database *database, const char *word, size_t length,
+                                            cxapian_error **error);
 /** Starts a transaction; its changes become visible, together, on commit_transaction. */
 bool cxapian_writable_database_begin_transaction(cxapian_writable_database *database, bool flushed,
                                                  cxapian_error **error);
@@ -188,10 +195,30 @@ typedef enum {
     CXAPIAN_STEM_SOME_FULL_POS = 4,
 } cxapian_stem_strategy;
 
-/** Maps a field's text to one term. Returns 1 with *term set (malloc'ed by the callee), 0 for a filter
- *  that matches nothing, or -1 with *message set (malloc'ed) to reject the query with that message. */
-typedef int (*cxapian_field_mapper)(void *context, const char *text, size_t length, char **term,
-                                    char **message);
+/** What a field mapper produced. Strings are malloc'ed by the mapper and freed by the library. */
+typedef struct {
+    /** CXAPIAN_FIELD_TERM: the boolean term. */
+    char *term;
+    size_t term_length;
+    /** CXAPIAN_FIELD_VALUE_RANGE: values in `slot` between begin and end (inclusive); NULL means open. */
+    uint32_t slot;
+    char *begin;
+    size_t begin_length;
+    char *end;
+    size_t end_length;
+    /** CXAPIAN_FIELD_REJECTED: why the query is refused. */
+    char *message;
+} cxapian_field_result;
+
+enum {
+    CXAPIAN_FIELD_REJECTED = -1,
+    CXAPIAN_FIELD_NOTHING = 0,
+    CXAPIAN_FIELD_TERM = 1,
+    CXAPIAN_FIELD_VALUE_RANGE = 2,
+};
+
+/** Maps a field's text to a filter: returns one of the CXAPIAN_FIELD_ codes and fills `result`. */
+typedef int (*cxapian_field_mapper)(void *context, const char *text, size_t length, cxapian_field_result *result);
 
 cxapian_query_parser *cxapian_query_parser_new(void);
 void cxapian_query_parser_free(cxapian_query_parser *parser);
@@ -211,14 +238,51 @@ bool cxapian_query_parser_add_boolean_mapper(cxapian_query_parser *parser, const
                                              cxapian_field_mapper mapper, void *context, cxapian_error **error);
 bool cxapian_query_parser_parse(cxapian_query_parser *parser, const char *text, size_t length, unsigned flags,
                                 cxapian_query **out, cxapian_error **error);
+/** Bounds wildcard expansion: a wildcard matching more than `limit` words fails the search with a
+ *  WildcardError. Partial (search-as-you-type) terms expand to the `partial_limit` most frequent words. */
+void cxapian_query_parser_set_max_expansion(cxapian_query_parser *parser, uint32_t limit, uint32_t partial_limit);
+/** After a parse with CXAPIAN_QP_SPELLING_CORRECTION: the corrected query string, or "" (malloc'ed). */
+char *cxapian_query_parser_corrected_query(cxapian_query_parser *parser);
+
+/** A query for documents whose value in `slot` lies between begin and end (NULL = open end). */
+bool cxapian_query_new_value_range(uint32_t slot, const char *begin, size_t begin_length, const char *end,
+                                   size_t end_length, cxapian_query **out, cxapian_error **error);
 
 /* ---- matching --------------------------------------------------------------------------------- */
 
 typedef struct cxapian_mset cxapian_mset;
 
-/** sort_slot < 0 sorts by relevance; otherwise by that value slot, then relevance. Ties break on docid. */
-bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, uint32_t first, uint32_t max_items,
-                     int sort_slot, bool sort_descending, cxapian_mset **out, cxapian_error **error);
+/** One key of a sort: a value slot, ascending unless descending. */
+typedef struct {
+    uint32_t slot;
+    bool descending;
+} cxapian_sort_key;
+
+/** How to run a query. */
+typedef struct {
+    uint32_t first;
+    uint32_t max_items;
+    /** Keys to sort by, most significant first; with by_relevance_first, relevance comes before them
+     *  (they then only break ties). No keys and by_relevance_first: plain relevance order. */
+    const cxapian_sort_key *sort_keys;
+    size_t sort_key_count;
+    bool by_relevance_first;
+    /** Value slots to count over all matches (facets). */
+    const uint32_t *facet_slots;
+    size_t facet_slot_count;
+    /** Examine at least this many matches (the document count makes totals and facets exact). */
+    uint32_t check_at_least;
+} cxapian_enquire_options;
+
+bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,
+                     cxapian_mset **out, cxapian_error **error);
+/** Called once per distinct value of a facet slot, most frequent first. */
+typedef void (*cxapian_facet_visitor)(void *context, uint32_t slot, const char *value, size_t length, uint32_t count);
+void cxapian_mset_visit_facets(const cxapian_mset *mset, cxapian_facet_visitor visitor, void *context);
+/** The part of `text` where the query matched, with matched words between hi_start and hi_end (malloc'ed). */
+bool cxapian_mset_snippet(const cxapian_mset *mset, const char *text, size_t length, size_t snippet_length,
+                          const char *hi_start, const char *hi_end, const char *omit, char **out, size_t *out_length,
+                          cxapian_error **error);
 void cxapian_mset_free(cxapian_mset *mset);
 uint32_t cxapian_mset_size(const cxapian_mset *mset);
 uint32_t cxapian_mset_matches_estimated(const cxapian_mset *mset);

@@ -1,0 +1,108 @@
+import Xapian
+
+/// The orders a search can return.
+public enum SearchSort: String, CaseIterable, Sendable {
+    /// Best BM25 match first.
+    case relevance
+    /// Newest first.
+    case created
+    /// Most recently modified first.
+    case modified
+    /// Highest priority first, then newest.
+    case priority
+    /// Title A→Z (case-insensitive).
+    case title
+
+    /// Value keys of this order; every order ends with the unique identifier, so ties always break the same way.
+    func keys(reversed: Bool) -> [MatchOptions.SortKey] {
+        var keys: [MatchOptions.SortKey]
+        switch self {
+        case .relevance: keys = []
+        case .created: keys = [.init(slot: ValueSlot.created, descending: true)]
+        case .modified: keys = [.init(slot: ValueSlot.modified, descending: true)]
+        case .priority:
+            keys = [.init(slot: ValueSlot.priority, descending: true), .init(slot: ValueSlot.created, descending: true)]
+        case .title: keys = [.init(slot: ValueSlot.titleSortKey)]
+        }
+        keys.append(.init(slot: ValueSlot.uniqueIdentifier))
+        if reversed { keys = keys.map { .init(slot: $0.slot, descending: !$0.descending) } }
+        return keys
+    }
+}
+
+/// What a search can count over all its matches.
+public enum SearchFacet: String, CaseIterable, Sendable {
+    /// Matches per project (values are project URIs).
+    case project
+    /// Matches per priority (values "1", "2", "3").
+    case priority
+    /// Matches per status ("open", "completed", "closed").
+    case status
+
+    var slot: UInt32 {
+        switch self {
+        case .project: return ValueSlot.domain
+        case .priority: return ValueSlot.priority
+        case .status: return ValueSlot.status
+        }
+    }
+
+    func label(_ bytes: [UInt8]) -> String {
+        switch self {
+        case .priority: return String(Int(SortableNumber.decode(bytes)))
+        case .project, .status: return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}
+
+/// How to run a search: the page, the order and the facets.
+public struct SearchRequest: Sendable {
+    public var offset = 0
+    public var limit = 20
+    public var sort: SearchSort = .relevance
+    /// Flips the order (not available for relevance: Xapian ranks best first only).
+    public var reverse = false
+    public var facets: [SearchFacet] = []
+
+    public init(offset: Int = 0, limit: Int = 20, sort: SearchSort = .relevance, reverse: Bool = false,
+                facets: [SearchFacet] = []) {
+        self.offset = offset
+        self.limit = limit
+        self.sort = sort
+        self.reverse = reverse
+        self.facets = facets
+    }
+}
+
+/// A page of hits, the total, facet counts, and snippets of the matched text.
+public final class SearchResults {
+    private let matches: MatchSet
+    private let request: SearchRequest
+    public let hits: [SearchHit]
+    /// All matches (Xapian's estimate unless ``isExact``).
+    public let total: Int
+    public let isExact: Bool
+
+    init(matches: MatchSet, request: SearchRequest) {
+        self.matches = matches
+        self.request = request
+        hits = matches.hits.map { SearchHit(uniqueIdentifier: $0.data, score: $0.weight) }
+        total = matches.estimatedMatches
+        isExact = matches.isExact
+    }
+
+    /// Counts per value for each requested facet, most frequent first (ties by value), over all matches.
+    public var facets: [(facet: SearchFacet, values: [(value: String, count: Int)])] {
+        request.facets.map { facet in
+            let values = (matches.facets[facet.slot] ?? []).map { (value: facet.label($0.value), count: $0.count) }
+            return (facet, values.sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value })
+        }
+    }
+
+    /// The part of `text` where the query matched, matched words wrapped in `highlight`.
+    public func snippet(of text: String, length: Int = 160, highlight: (start: String, end: String)) throws(SearchIndexError)
+        -> String
+    {
+        try xapian { () throws(XapianError) in try matches.snippet(of: text, length: length, highlight: highlight) }
+    }
+}

@@ -1,0 +1,68 @@
+import Indexer
+import TrackerStore
+
+/// The JSON of `search --format json|jsonl`, described by `Sources/SpotliteCLI/Schemas/search-v1.schema.json`.
+/// Fields are only ever added; a breaking change gets a new ``schema`` name.
+enum SearchJSON {
+    /// Names the schema of the document; tools check it before reading.
+    static let schema = "spotlite.search/1"
+
+    static func outcome(_ outcome: SearchOutcome) -> JSON {
+        .object([
+            ("schema", .string(schema)),
+            ("query", .string(outcome.query)),
+            ("parsed_query", .string(outcome.parsedQuery)),
+            ("filters", .array(outcome.filters.map { .string($0) })),
+            ("total", .int(outcome.total)),
+            ("total_is_exact", .bool(outcome.isExact)),
+            ("offset", .int(outcome.offset)),
+            ("limit", .int(outcome.limit)),
+            ("dropped", .int(outcome.dropped)),
+            ("changes_behind", outcome.changesBehind.map { .int($0) } ?? .null),
+            ("suggestion", outcome.suggestion.map { .string($0) } ?? .null),
+            ("searched_suggestion", .bool(outcome.searchedSuggestion)),
+            ("facets", .object(outcome.facets.map { facet in
+                (facet.facet.rawValue, .array(facet.values.map {
+                    .object([("value", .string($0.value)), ("label", .string($0.label)), ("count", .int($0.count))])
+                }))
+            })),
+            ("hits", .array(outcome.hits.map(hit))),
+        ])
+    }
+
+    /// One hit: the row's fields, its score, and the snippet of its detail where the query matched.
+    static func hit(_ hit: ResolvedHit) -> JSON {
+        var pairs: [(String, JSON)] = [("uri", .string(hit.uri.description))]
+        switch hit.entity {
+        case .item(let item, let project):
+            pairs += [
+                ("kind", .string("item")),
+                ("title", .string(item.title)),
+                ("project", .object([
+                    ("uri", .string(TrackerURI(storeID: hit.uri.storeID, kind: .project, entityID: project.id).description)),
+                    ("title", .string(project.title)),
+                ])),
+                ("priority", .int(item.priority)),
+                ("completed", .bool(item.isCompleted)),
+                ("created", .string(item.createdAt)),
+                ("modified", .string(item.modifiedAt)),
+            ]
+        case .project(let project):
+            pairs += [
+                ("kind", .string("project")),
+                ("title", .string(project.title)),
+                ("project", .null),
+                ("priority", .null),
+                ("completed", .bool(project.isClosed)),
+                ("created", .string(project.createdAt)),
+                ("modified", .string(project.modifiedAt)),
+            ]
+        }
+        pairs += [
+            ("score", .double(hit.score)),
+            ("snippet", hit.snippet.map { .string($0.plain) } ?? .null),
+            ("highlights", .array((hit.snippet?.matches ?? []).map { .string($0) })),
+        ]
+        return .object(pairs)
+    }
+}
