@@ -69,7 +69,7 @@ public final class SearchQueryParser {
         if correctSpelling { flags.insert(.spellingCorrection) }
         let query: Query
         do {
-            query = try parser.parse(text, flags: flags)
+            query = try parser.parse(Self.negatingFilters(text), flags: flags)
         } catch {
             throw SearchIndexError(.querySyntax, "cannot parse the query '\(text)': \(error.message)", cause: error)
         }
@@ -77,11 +77,39 @@ public final class SearchQueryParser {
             throw SearchIndexError(.querySyntax, "the query '\(text)' has no words to search for")
         }
         let corrected = correctSpelling ? parser.correctedQuery : ""
-        return SearchQuery(
-            text: text, query: query, filters: explanations, correctedText: corrected.isEmpty ? nil : corrected)
+        var seen = Set<String>()
+        // Xapian's parser may call a field's processor twice for the same text.
+        let filters = explanations.filter { seen.insert($0).inserted }
+        return SearchQuery(text: text, query: query, filters: filters, correctedText: corrected.isEmpty ? nil : corrected)
+    }
+
+    /// `-field:value` → `NOT field:value` for filter fields. Xapian reads a query made only of `-is:completed` as
+    /// the filter `is:completed` (the opposite of what was typed); `NOT` means the same wherever `-` is right.
+    static func negatingFilters(_ text: String) -> String {
+        let filterFields = ["project", "is", "kind", "priority", "created", "modified"]
+        var result = ""
+        var previous: Character = " "
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "-", previous.isWhitespace || previous == "(" {
+                let rest = text[text.index(after: index)...]
+                if filterFields.contains(where: { rest.lowercased().hasPrefix($0 + ":") }) {
+                    result += "NOT "
+                    previous = " "
+                    index = text.index(after: index)
+                    continue
+                }
+            }
+            result.append(character)
+            previous = character
+            index = text.index(after: index)
+        }
+        return result
     }
 
     private func note(_ result: (QueryParser.FieldMapping, String)) -> QueryParser.FieldMapping {
+        // (Duplicates are dropped after the parse.)
         if case .invalid = result.0 {} else { explanations.append(result.1) }
         return result.0
     }
@@ -165,9 +193,12 @@ public final class SearchQueryParser {
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         let from = range.lower.map { formatter.string(from: Date(timeIntervalSince1970: $0)) } ?? "the beginning"
         let to = range.upper.map { formatter.string(from: Date(timeIntervalSince1970: $0)) } ?? "now and later"
+        let offset = clock.calendar.timeZone.secondsFromGMT(for: clock.now()) / 60
+        let zone = offset == 0
+            ? "UTC" : String(format: "UTC%@%02d:%02d", offset < 0 ? "-" : "+", abs(offset) / 60, abs(offset) % 60)
         return (
             .valueRange(slot: slot, lower: range.lower.map(SortableNumber.encode), upper: range.upper.map(SortableNumber.encode)),
-            "\(field) from \(from) to \(to) (\(clock.calendar.timeZone.identifier))"
+            "\(field) from \(from) to \(to) (\(zone))"
         )
     }
 }

@@ -22,8 +22,10 @@ struct SearchCommand: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "The query (several arguments are joined with spaces).")
-    var query: [String]
+    @Argument(
+        parsing: .allUnrecognized,
+        help: "The query (several arguments are joined with spaces; -is:completed and -word need no quoting).")
+    var query: [String] = []
 
     @Option(help: "text, json, jsonl (one hit a line) or ids (one URI a line).")
     var format: OutputFormat = .text
@@ -57,6 +59,10 @@ struct SearchCommand: ParsableCommand {
     var explain = false
 
     func validate() throws {
+        if let option = query.first(where: { $0.hasPrefix("--") && $0.count > 2 }) {
+            throw ValidationError("unknown option '\(option)'; see spotlite help search")
+        }
+        if query.isEmpty { throw ValidationError("give a query, e.g. spotlite search leaking tap") }
         if limit < 1 { throw ValidationError("--limit must be at least 1") }
         if offset < 0 { throw ValidationError("--offset must be 0 or more") }
         if reverse && sort == .relevance {
