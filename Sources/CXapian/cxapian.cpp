@@ -496,6 +496,7 @@ bool cxapian_query_combine(cxapian_query_op op, const cxapian_query *left, const
         case CXAPIAN_OP_OR: xop = Xapian::Query::OP_OR; break;
         case CXAPIAN_OP_AND_NOT: xop = Xapian::Query::OP_AND_NOT; break;
         case CXAPIAN_OP_FILTER: xop = Xapian::Query::OP_FILTER; break;
+        case CXAPIAN_OP_AND_MAYBE: xop = Xapian::Query::OP_AND_MAYBE; break;
         default: throw Xapian::InvalidArgumentError("unknown query operator");
     }
     *out = new cxapian_query{Xapian::Query(xop, left->query, right->query)};

@@ -76,11 +76,33 @@ public final class SearchQueryParser {
         if query.isEmpty {
             throw SearchIndexError(.querySyntax, "the query '\(text)' has no words to search for")
         }
+        var ranked = query
+        if let phrase = Self.phraseBonus(for: text, partial: partial) {
+            // Words that appear together, in order, rank above the same words scattered through the text.
+            if let bonus = try? parser.parse(phrase, flags: flags), !bonus.isEmpty,
+                let combined = try? query.combined(.andMaybe, with: bonus)
+            {
+                ranked = combined
+            }
+        }
         let corrected = correctSpelling ? parser.correctedQuery : ""
         var seen = Set<String>()
         // Xapian's parser may call a field's processor twice for the same text.
         let filters = explanations.filter { seen.insert($0).inserted }
-        return SearchQuery(text: text, query: query, filters: filters, correctedText: corrected.isEmpty ? nil : corrected)
+        return SearchQuery(text: text, query: ranked, filters: filters, correctedText: corrected.isEmpty ? nil : corrected)
+    }
+
+    /// `"a b c"` for a query of two or more plain words (no operators, fields, quotes or wildcards), else nil.
+    static func phraseBonus(for text: String, partial: Bool) -> String? {
+        guard !partial else { return nil }
+        let words = text.split(whereSeparator: \.isWhitespace)
+        guard words.count >= 2, words.count <= 8,
+            words.allSatisfy({ word in
+                word.allSatisfy { $0.isLetter || $0.isNumber || $0 == "'" || $0 == "-" || $0 == "." }
+                    && !["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"].contains(String(word)) && !word.hasPrefix("-")
+            })
+        else { return nil }
+        return "\"" + words.joined(separator: " ") + "\""
     }
 
     /// `-field:value` → `NOT field:value` for filter fields. Xapian reads a query made only of `-is:completed` as

@@ -18,6 +18,8 @@ public final class Query: CustomStringConvertible {
         case andNot
         /// The left must match and the right must too, adding no weight (a filter).
         case filter
+        /// The left must match; the right adds weight where it matches too (a bonus).
+        case andMaybe
     }
 
     /// A query for one term.
@@ -66,6 +68,7 @@ public final class Query: CustomStringConvertible {
         case .or: cop = CXAPIAN_OP_OR
         case .andNot: cop = CXAPIAN_OP_AND_NOT
         case .filter: cop = CXAPIAN_OP_FILTER
+        case .andMaybe: cop = CXAPIAN_OP_AND_MAYBE
         }
         var result: OpaquePointer?
         try check { cxapian_query_combine(cop, handle, other.handle, &result, $0) }

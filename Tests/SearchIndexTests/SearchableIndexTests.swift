@@ -172,3 +172,17 @@ import TestSupport
         #expect(try SearchReader(path: path).fingerprints() == ["a": a.fingerprint])
     }
 }
+
+extension SearchableIndexTests {
+    @Test func exactPhrasesRankAboveScatteredWords() throws {
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems([
+            // More of each word, but apart: BM25 alone ranks this first.
+            Self.item("scattered", title: "Update", detail: "memory use grew and memory was low; a leak in the pipe, a leak in the tank"),
+            Self.item("phrase", title: "Update", detail: "fixed a memory leak in the parser of the config file reader"),
+        ])
+        #expect(try search("memory leak") == ["phrase", "scattered"])
+        // The bonus only adds weight: every document with all the words still matches.
+        #expect(try search("leak memory").count == 2)
+    }
+}

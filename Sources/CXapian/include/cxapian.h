@@ -160,6 +160,8 @@ typedef enum {
     CXAPIAN_OP_OR = 1,
     CXAPIAN_OP_AND_NOT = 2,
     CXAPIAN_OP_FILTER = 3,
+    /** The left must match; the right adds weight where it also matches. */
+    CXAPIAN_OP_AND_MAYBE = 4,
 } cxapian_query_op;
 
 cxapian_query *cxapian_query_new_term(const char *term, size_t length);
