@@ -20,6 +20,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
     ],
     targets: [
         // The only code that includes xapian.h: a C API whose every entry point catches all C++ exceptions.
@@ -45,7 +46,10 @@ let package = Package(
             name: "TrackerStoreTests",
             dependencies: ["TrackerStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "TestSupport"]),
+        .testTarget(
+            name: "SearchIndexTests",
+            dependencies: ["SearchIndex", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "IndexerTests", dependencies: ["Indexer", "TestSupport"]),
         // End-to-end: drives the real `spotlite` binary (built as a dependency) and the sqlite3 shell.
         .testTarget(
