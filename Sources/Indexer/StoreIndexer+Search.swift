@@ -150,7 +150,7 @@ extension StoreIndexer {
         var searchedSuggestion = false
         if options.syntax == .spotlite, results.total <= Self.fewHits,
             let corrected = try parse(text, options: options, reader: searcher, correctSpelling: true).correctedText,
-            corrected != text
+            corrected != text, try correctsOnlyUnknownWords(text, corrected, searcher)
         {
             let correctedQuery = try parse(corrected, options: options, reader: searcher)
             let correctedResults = try indexer(location.root) { try searcher.search(correctedQuery, options.request) }
@@ -185,6 +185,18 @@ extension StoreIndexer {
             limit: options.request.limit, facets: try facetCounts(results), suggestion: suggestion,
             searchedSuggestion: searchedSuggestion, dropped: dropped, changesBehind: behind == 0 ? nil : behind,
             catchUp: catchUp)
+    }
+
+    /// Whether every word the correction replaces is unknown to the index: Xapian also "corrects" real words
+    /// towards more frequent neighbours (hose → home), which would only mislead.
+    func correctsOnlyUnknownWords(_ text: String, _ corrected: String, _ reader: SearchReader) throws(IndexerError) -> Bool {
+        let original = text.split(whereSeparator: \.isWhitespace)
+        let replacement = corrected.split(whereSeparator: \.isWhitespace)
+        guard original.count == replacement.count else { return true }
+        for (word, correction) in zip(original, replacement) where word != correction {
+            if try indexer(location.root, { try reader.knowsWord(String(word)) }) { return false }
+        }
+        return true
     }
 
     func parse(_ text: String, options: SearchOptions, reader: SearchReader?, correctSpelling: Bool = false)

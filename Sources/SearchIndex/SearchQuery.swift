@@ -39,15 +39,15 @@ public final class SearchQueryParser {
             try parser.addPrefix(field: "", prefix: TermPrefix.title)
             try parser.addPrefix(field: "title", prefix: TermPrefix.title)
             try parser.addPrefix(field: "detail", prefix: TermPrefix.detail)
-            try parser.addBooleanField("project") { [unowned self] in self.note(Self.projectTerm($0)) }
-            try parser.addBooleanField("is") { [unowned self] in self.note(Self.statusTerm($0)) }
-            try parser.addBooleanField("kind") { [unowned self] in self.note(Self.kindTerm($0)) }
-            try parser.addBooleanField("priority") { [unowned self] in self.note(self.priorityFilter($0)) }
+            try parser.addBooleanField("project") { [unowned self] in self.note("project", $0, Self.projectTerm($0)) }
+            try parser.addBooleanField("is") { [unowned self] in self.note("is", $0, Self.statusTerm($0)) }
+            try parser.addBooleanField("kind") { [unowned self] in self.note("kind", $0, Self.kindTerm($0)) }
+            try parser.addBooleanField("priority") { [unowned self] in self.note("priority", $0, self.priorityFilter($0)) }
             try parser.addBooleanField("created") { [unowned self] in
-                self.note(self.dateFilter($0, field: "created", slot: ValueSlot.created))
+                self.note("created", $0, self.dateFilter($0, field: "created", slot: ValueSlot.created))
             }
             try parser.addBooleanField("modified") { [unowned self] in
-                self.note(self.dateFilter($0, field: "modified", slot: ValueSlot.modified))
+                self.note("modified", $0, self.dateFilter($0, field: "modified", slot: ValueSlot.modified))
             }
         }
     }
@@ -64,6 +64,7 @@ public final class SearchQueryParser {
             throw SearchIndexError(.querySyntax, "the query is empty; type some words, or a filter such as kind:item")
         }
         explanations = []
+        negatedFilters = Self.negatedFilters(in: text)
         var flags = Self.flags
         if partial { flags.insert(.partial) }
         if correctSpelling { flags.insert(.spellingCorrection) }
@@ -130,10 +131,33 @@ public final class SearchQueryParser {
         return result
     }
 
-    private func note(_ result: (QueryParser.FieldMapping, String)) -> QueryParser.FieldMapping {
+    /// Records what a filter means (prefixed "not" when the query negates it), and passes its mapping on.
+    private func note(_ field: String, _ value: String, _ result: (QueryParser.FieldMapping, String))
+        -> QueryParser.FieldMapping
+    {
         // (Duplicates are dropped after the parse.)
-        if case .invalid = result.0 {} else { explanations.append(result.1) }
+        if case .invalid = result.0 {} else {
+            let negated = negatedFilters.contains("\(field):\(value)".lowercased())
+            explanations.append(negated ? "not: \(result.1)" : result.1)
+        }
         return result.0
+    }
+
+    /// `field:value` (lowercased, unquoted) of every filter written after `-` or `NOT` in the query being parsed.
+    private var negatedFilters: Set<String> = []
+
+    static func negatedFilters(in text: String) -> Set<String> {
+        // -field:value, -field:"quoted value", NOT field:value, NOT field:"quoted value"
+        let pattern = #"(?:^|[\s(])(?:-|NOT\s+)([A-Za-z]+):(?:"([^"]*)"|([^\s)]+))"#
+        guard let expression = try? NSRegularExpression(pattern: pattern) else { return [] }
+        let range = NSRange(text.startIndex..., in: text)
+        var result = Set<String>()
+        for match in expression.matches(in: text, range: range) {
+            guard let field = Range(match.range(at: 1), in: text) else { continue }
+            let value = Range(match.range(at: 2), in: text) ?? Range(match.range(at: 3), in: text)
+            if let value { result.insert("\(text[field]):\(text[value])".lowercased()) }
+        }
+        return result
     }
 
     // MARK: - Fields

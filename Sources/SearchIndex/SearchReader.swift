@@ -49,6 +49,16 @@ public final class SearchReader {
         }
     }
 
+    /// Whether `word` occurs in any title or detail (as typed, lowercased), so a spelling correction of it
+    /// would replace a real word.
+    public func knowsWord(_ word: String) throws(SearchIndexError) -> Bool {
+        let term = word.lowercased()
+        return try retrying { () throws(XapianError) in
+            if try database.termExists(TermPrefix.detail + term) { return true }
+            return try database.termExists(TermPrefix.title + term)
+        }
+    }
+
     /// The client state of the last committed batch, or nil.
     public func fetchLastClientState() throws(SearchIndexError) -> String? {
         let state = try metadata(SearchIndexLayout.clientStateKey)

@@ -30,8 +30,9 @@ import TestSupport
         ("project:garden", ["project title is 'garden' (any case)"]),
         ("project:\"Home renovation\"", ["project title is 'Home renovation' (any case)"]),
         ("project:tracker://s/project/p", ["project is tracker://s/project/p"]),
-        ("-is:completed", ["status is completed"]),
-        ("NOT project:garden", ["project title is 'garden' (any case)"]),
+        ("-is:completed", ["not: status is completed"]),
+        ("NOT project:garden", ["not: project title is 'garden' (any case)"]),
+        ("tap -project:\"Home renovation\" kind:item", ["not: project title is 'Home renovation' (any case)", "kind is item"]),
         ("tap is:open priority:3", ["status is open", "priority is 3"]),
     ])
     func filtersParse(query: String, expected: [String]) throws {

@@ -63,6 +63,16 @@ import TestSupport
         #expect(bad.stderr == "spotlite: cannot parse the query 'is:pending': is:pending is not a status; use is:open, is:completed or is:closed\n")
     }
 
+    @Test func spellingSuggestionsReplaceOnlyUnknownWords() {
+        let cli = CLI.withSamples()
+        let real = cli("search", "hose")  // one hit; "home" is more frequent, but hose is a real word here
+        #expect(real.status == 0)
+        #expect(real.stderr.isEmpty)
+        let typo = cli("search", "leaknig")
+        #expect(typo.status == 1)
+        #expect(typo.stderr == "spotlite: did you mean 'leaking'? (add --correct to search it)\n")
+    }
+
     @Test func filtersWorkThroughTheCLI() {
         let cli = CLI.withSamples()
         let home = cli("search", "project:\"Home renovation\"", "kind:item", "--format", "ids", "--limit", "100")
