@@ -166,6 +166,7 @@ extension StoreIndexer {
 
         var (hits, dropped) = try resolve(results.hits)
         if options.snippets {
+            let words = Self.snippetWords(query.text)
             for index in hits.indices {
                 let detail: String
                 switch hits[index].entity {
@@ -173,8 +174,9 @@ extension StoreIndexer {
                 case .project(let project): detail = project.detail
                 }
                 guard !detail.isEmpty else { continue }
+                let window = Self.snippetWindow(detail, words: words)
                 let marked = try indexer(location.root) {
-                    try results.snippet(of: detail, highlight: (Snippet.markStart, Snippet.markEnd))
+                    try results.snippet(of: window, highlight: (Snippet.markStart, Snippet.markEnd))
                 }
                 hits[index].snippet = Snippet(marked: marked)
             }
@@ -197,6 +199,52 @@ extension StoreIndexer {
             if try indexer(location.root, { try reader.knowsWord(String(word)) }) { return false }
         }
         return true
+    }
+
+    /// Longer details are cut to a window before Xapian looks for the best snippet in it: its exhaustive search
+    /// over a 17,000-word changelog entry costs milliseconds per hit.
+    static let snippetWindowLength = 3_000
+
+    /// Lowercased word stems of a query (no operators), to find where in a long text the snippet should come from.
+    static func snippetWords(_ query: String) -> [String] {
+        query.lowercased().split(whereSeparator: { !($0.isLetter || $0.isNumber) }).compactMap { word in
+            guard word.count >= 3, !["and", "not", "xor"].contains(word) else { return nil }
+            return String(word.prefix(max(3, word.count - 2)))  // leaking → leaki, finds leaks/leaked/leaking
+        }
+    }
+
+    /// `text`, or for a long text the window around the first place a query word appears (else its start).
+    /// One pass over the UTF-8 bytes that stops at the first match: a changelog entry can be hundreds of kilobytes.
+    static func snippetWindow(_ text: String, words: [String]) -> String {
+        var text = text
+        return text.withUTF8 { bytes -> String in
+            guard bytes.count > snippetWindowLength else { return String(decoding: bytes, as: UTF8.self) }
+            let patterns = words.map { Array($0.utf8) }.filter { !$0.isEmpty }
+            var first = 0
+            search: for position in 0..<bytes.count {
+                let byte = bytes[position] | ((0x41...0x5A).contains(bytes[position]) ? 0x20 : 0)
+                for pattern in patterns where pattern[0] == byte && position + pattern.count <= bytes.count {
+                    var matches = true
+                    for offset in 1..<pattern.count {
+                        let other = bytes[position + offset]
+                        if other | ((0x41...0x5A).contains(other) ? 0x20 : 0) != pattern[offset] {
+                            matches = false
+                            break
+                        }
+                    }
+                    if matches {
+                        first = position
+                        break search
+                    }
+                }
+            }
+            var start = max(0, first - 300)
+            var end = min(bytes.count, start + snippetWindowLength)
+            // Move both ends off UTF-8 continuation bytes (10xxxxxx) so the window is valid text.
+            while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+            while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
     }
 
     func parse(_ text: String, options: SearchOptions, reader: SearchReader?, correctSpelling: Bool = false)
