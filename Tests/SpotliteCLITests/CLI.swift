@@ -39,10 +39,11 @@ struct CLI {
         TestSupport.run([Self.binary] + arguments, input: input, environment: environment)
     }
 
-    /// Runs SQL through the sqlite3 command-line shell (foreign keys off, as in any plain session).
+    /// Runs SQL through the sqlite3 command-line shell (foreign keys off, as in any plain session). A busy
+    /// timeout, as any careful client sets, so that it waits for concurrent openers instead of failing.
     @discardableResult
     func sqlite(_ sql: String) -> ProcessResult {
-        TestSupport.run(["sqlite3", "-bail", storePath], input: Data(sql.utf8))
+        TestSupport.run(["sqlite3", "-bail", "-cmd", ".timeout 10000", storePath], input: Data(sql.utf8))
     }
 
     /// Runs a shell pipeline with `$spotlite` set to the binary.
