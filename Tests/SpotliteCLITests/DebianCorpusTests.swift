@@ -137,3 +137,13 @@ import TestSupport
         #expect(generations.count == 1)
     }
 }
+
+extension DebianCorpusTests {
+    @Test func aWildcardThatWouldExpandTooFarIsRefusedWithAMessage() {
+        let cli = Self.shared
+        let result = cli("search", "a*")
+        #expect(result.status == 2)
+        #expect(result.stderr == "spotlite: a wildcard in 'a*' matches more than 1000 words; type more letters before the *\n")
+        #expect(cli("search", "accer*", "--format", "ids").status == 0)
+    }
+}

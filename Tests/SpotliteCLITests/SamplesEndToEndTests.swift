@@ -153,3 +153,48 @@ import TestSupport
         #expect(text.contains("behind:     12 changes (run `spotlite index`)"))
     }
 }
+
+/// Colour and bold only on a terminal, and never with NO_COLOR; shell completions come from the parser.
+@Suite struct TerminalTests {
+    /// Runs spotlite under `script`, which gives it a pseudo-terminal as stdout.
+    func onTerminal(_ cli: CLI, _ arguments: String, noColor: Bool) -> String {
+        var environment = cli.environment
+        environment["TERM"] = "xterm"
+        if noColor { environment["NO_COLOR"] = "1" } else { environment["NO_COLOR"] = nil }
+        let command = "\(CLI.binary) \(arguments)"
+        var env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        if !noColor { env.removeValue(forKey: "NO_COLOR") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        process.environment = env
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        try? process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func matchedWordsAreHighlightedOnATerminalOnly() {
+        let cli = CLI.withSamples()
+        let colored = onTerminal(cli, "search washer --limit 1", noColor: false)
+        #expect(colored.contains("the \u{1B}[1;33mwasher\u{1B}[0m is worn"))
+        let plain = onTerminal(cli, "search washer --limit 1", noColor: true)
+        #expect(plain.contains("the washer is worn"))
+        #expect(!plain.contains("\u{1B}["))
+        let piped = cli("search", "washer", "--limit", "1")
+        #expect(!piped.stdout.contains("\u{1B}["))
+    }
+
+    @Test func shellCompletionScriptsAreGenerated() {
+        let cli = CLI()
+        for shell in ["bash", "zsh", "fish"] {
+            let script = cli("--generate-completion-script", shell)
+            #expect(script.status == 0)
+            #expect(script.stdout.contains("spotlite"))
+            #expect(script.stdout.contains("search"))
+        }
+    }
+}
