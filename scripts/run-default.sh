@@ -11,7 +11,7 @@ spotlite=${SPOTLITE_BIN:-.build/release/spotlite}
 echo
 echo '$ spotlite search "leaking tap"'
 "$spotlite" search "leaking tap"
-first=$("$spotlite" search "leaking tap" --format ids --limit 1)
+first=$("$spotlite" search "leaking tap" --format ids --limit 1 2>/dev/null)
 echo
 echo "\$ spotlite resolve $first"
 "$spotlite" resolve "$first"
