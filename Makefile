@@ -8,8 +8,10 @@ SWIFT ?= swift
 deps:
 	@scripts/install-deps.sh
 
+# -static-stdlib: the Swift runtime and Foundation linked in halve process start (16.7 → 8.3 ms median on
+# this 2-core machine), which every command pays, for a 90 MB binary instead of 20 MB.
 build: deps
-	$(SWIFT) build -c release --product spotlite
+	$(SWIFT) build -c release --product spotlite -Xswiftc -static-stdlib
 
 run: build
 	@scripts/run-default.sh
