@@ -41,7 +41,7 @@ extension StoreIndexer {
                 let wanted = Set(report.missing + report.stale)
                 var documents: [SearchableItem] = []
                 try store.read { reader in
-                    let projects = try reader.projects(ids: reader.allProjects().map(\.id))
+                    let projects = Dictionary(uniqueKeysWithValues: try reader.allProjects().map { ($0.id, $0) })
                     for project in projects.values where wanted.contains(mapping.uri(.project, project.id)) {
                         documents.append(mapping.searchableItem(for: project))
                     }

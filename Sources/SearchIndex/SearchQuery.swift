@@ -13,8 +13,6 @@ public final class SearchQueryParser {
     /// What the filters of the last parse mean, for `--explain`.
     private var explanations: [String] = []
 
-    /// The fields a query can name.
-    public static let fields = ["title", "detail", "project", "is", "kind", "priority", "created", "modified"]
     /// A wildcard may stand for at most this many words; more is an error, not a slow search.
     public static let maximumWildcardExpansion: UInt32 = 1_000
     /// A partial last word (search as you type) expands to its most frequent completions, at most this many.

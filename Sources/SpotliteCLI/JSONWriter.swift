@@ -27,7 +27,15 @@ indirect enum JSON {
 
 /// The JSON form of store rows, shared by `search` and `resolve`.
 enum EntityJSON {
-    static func json(_ entity: StoreEntity, uri: TrackerURI, score: Double? = nil) -> JSON {
+    /// `{"uri": …, "title": …}` of an item's project, in `resolve` and `search` output alike.
+    static func projectReference(_ project: Project, storeID: String) -> JSON {
+        .object([
+            ("uri", .string(TrackerURI(storeID: storeID, kind: .project, entityID: project.id).description)),
+            ("title", .string(project.title)),
+        ])
+    }
+
+    static func json(_ entity: StoreEntity, uri: TrackerURI) -> JSON {
         var pairs: [(String, JSON)] = [("uri", .string(uri.description))]
         switch entity {
         case .item(let item, let project):
@@ -36,10 +44,7 @@ enum EntityJSON {
                 ("id", .string(item.id)),
                 ("title", .string(item.title)),
                 ("detail", .string(item.detail)),
-                ("project", .object([
-                    ("uri", .string(TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id).description)),
-                    ("title", .string(project.title)),
-                ])),
+                ("project", projectReference(project, storeID: uri.storeID)),
                 ("priority", .int(item.priority)),
                 ("completed", .bool(item.isCompleted)),
                 ("created", .string(item.createdAt)),
@@ -57,7 +62,6 @@ enum EntityJSON {
                 ("modified", .string(project.modifiedAt)),
             ]
         }
-        if let score { pairs.append(("score", .double(score))) }
         return .object(pairs)
     }
 }

@@ -38,10 +38,7 @@ enum SearchJSON {
             pairs += [
                 ("kind", .string("item")),
                 ("title", .string(item.title)),
-                ("project", .object([
-                    ("uri", .string(TrackerURI(storeID: hit.uri.storeID, kind: .project, entityID: project.id).description)),
-                    ("title", .string(project.title)),
-                ])),
+                ("project", EntityJSON.projectReference(project, storeID: hit.uri.storeID)),
                 ("priority", .int(item.priority)),
                 ("completed", .bool(item.isCompleted)),
                 ("created", .string(item.createdAt)),

@@ -17,7 +17,7 @@ import TestSupport
         environment["TZ"] = "UTC"
         environment["COLUMNS"] = "100"
         let result = TestSupport.run([CLI.binary] + arguments, environment: environment)
-        let uuid = storeUUID()
+        let uuid = Self.storeUUID
         return (
             result.stdout.replacingOccurrences(of: uuid, with: "<store-uuid>"),
             result.stderr.replacingOccurrences(of: uuid, with: "<store-uuid>"),
@@ -25,16 +25,17 @@ import TestSupport
         )
     }
 
-    func storeUUID() -> String {
+    /// The shared store's UUID, read once.
+    static let storeUUID: String = {
         let status = try? JSONNode.parse(Self.cli("status", "--format", "json").stdoutData)
         guard case .string(let uuid)? = status?["store_uuid"] else { return "?" }
         return uuid
-    }
+    }()
 
     func expectGolden(_ name: String, _ arguments: [String], status: Int32 = 0) throws {
         let result = output(arguments)
         #expect(result.status == status, "\(arguments): \(result.stderr)")
-        let command = arguments.joined(separator: " ").replacingOccurrences(of: storeUUID(), with: "<store-uuid>")
+        let command = arguments.joined(separator: " ").replacingOccurrences(of: Self.storeUUID, with: "<store-uuid>")
         let text = "$ spotlite \(command)\n" + result.stdout
             + (result.stderr.isEmpty ? "" : "--- stderr\n" + result.stderr)
         let path = Self.goldenDirectory + "/" + name
