@@ -16,8 +16,21 @@ public final class SearchReader {
     static let retries = 5
 
     /// Opens the index at `path` (a database directory or one holding a `XAPIANDB` stub).
+    ///
+    /// A rebuild that swaps the stub and removes the old generation while this reads the stub makes the open
+    /// fail with files missing; it is then tried again on the new generation, up to ``retries`` times.
     public init(path: String) throws(SearchIndexError) {
-        database = try xapian { () throws(XapianError) in try Database(path: path) }
+        var attempt = 0
+        while true {
+            do {
+                database = try Database(path: path)
+                return
+            } catch where error.kind == .opening && attempt < Self.retries {
+                attempt += 1
+            } catch {
+                throw SearchIndexError(error)
+            }
+        }
     }
 
     /// Moves to the latest committed revision.
