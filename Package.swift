@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     ],
     targets: [
         // The only code that includes xapian.h: a C API whose every entry point catches all C++ exceptions.
@@ -31,10 +33,18 @@ let package = Package(
         .target(name: "Xapian", dependencies: ["CXapian"]),
         .target(name: "TrackerStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "SearchIndex", dependencies: ["Xapian"]),
-        .target(name: "Indexer", dependencies: ["TrackerStore", "SearchIndex"]),
+        .target(
+            name: "Indexer",
+            dependencies: ["TrackerStore", "SearchIndex", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "SpotliteCLI",
-            dependencies: ["Indexer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "Indexer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             exclude: ["Schemas"]  // the JSON schema of `search --format json`, checked by the tests
         ),
         .executableTarget(name: "spotlite", dependencies: ["SpotliteCLI"]),

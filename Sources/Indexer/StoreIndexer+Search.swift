@@ -102,6 +102,8 @@ public struct SearchOutcome: Sendable {
 extension StoreIndexer {
     /// A query with this many hits or fewer is checked for a spelling correction that finds more.
     static let fewHits = 2
+    /// How long a search waits for `spotlite watch` to apply changes committed before it.
+    static let watcherGrace: TimeInterval = 1
 
     /// Searches, reading its own writes: catches the index up first when the write lock is free at once;
     /// otherwise searches what is committed and reports how many changes behind it is.
@@ -124,6 +126,11 @@ extension StoreIndexer {
             // Nothing to apply.
         } else if let report = try catchUpIfUnlocked() {
             catchUp = report
+            reader = nil
+        } else if liveWatcher() != nil {
+            // `spotlite watch` keeps the index live: a few milliseconds let it apply what was just written, so
+            // that a search reads its own writes.
+            _ = try waitUntilCurrent(timeout: Self.watcherGrace)
             reader = nil
         } else if !location.exists {
             // Someone else is building the first index: wait for it rather than search nothing.

@@ -18,10 +18,14 @@ public struct IndexStatus: Sendable {
     public var cursor: Int64?
     /// Logged changes the index has not applied (nil if there is no usable index).
     public var changesBehind: Int?
+    /// Seconds since the oldest change the index has not applied was logged (nil when none is pending).
+    public var oldestPendingAge: Int64?
     /// Why the next catch-up will rebuild instead (another store's index, an old layout…), if it will.
     public var needsRebuild: String?
     /// The process writing the index right now, if one is.
     public var writer: (pid: Int32, purpose: String)?
+    /// The `spotlite watch` process keeping the index live, if one runs.
+    public var watcher: Int32? { writer?.purpose == IndexWatcher.purpose ? writer?.pid : nil }
 }
 
 extension StoreIndexer {
@@ -51,13 +55,16 @@ extension StoreIndexer {
             } else if try reader.metadata(SearchIndexLayout.versionKey) != SearchIndexLayout.version {
                 status.needsRebuild = "the index has an older layout"
             } else if let cursor {
-                let pending = try store.read { reader -> (Int, Int64) in (try reader.changeCount(after: cursor), try reader.logPrunedThrough()) }
+                let pending = try store.read { reader in
+                    (try reader.changeCount(after: cursor), try reader.logPrunedThrough(), try reader.firstChangeTime(after: cursor))
+                }
                 if cursor < pending.1 {
                     status.needsRebuild = "the change log was pruned past the index's cursor"
                 } else if cursor > counts.last {
                     status.needsRebuild = "the index's cursor is ahead of the store"
                 } else {
                     status.changesBehind = pending.0
+                    status.oldestPendingAge = pending.2.map { max(0, Int64(Date().timeIntervalSince1970) - $0) }
                 }
             }
         } catch let error as SearchIndexError {
@@ -70,12 +77,8 @@ extension StoreIndexer {
         return status
     }
 
-    /// Opens a reader on the current index, retrying once if a rebuild swapped it away meanwhile.
+    /// Opens a reader on the current index (``SearchReader`` retries if a rebuild swaps it away meanwhile).
     func openReader() throws(SearchIndexError) -> SearchReader {
-        do {
-            return try SearchReader(path: location.root)
-        } catch {
-            return try SearchReader(path: location.root)
-        }
+        try SearchReader(path: location.root)
     }
 }

@@ -31,6 +31,10 @@ extension StoreIndexer {
         guard location.exists else {
             throw IndexerError(.index, "there is no index at \(location.root); build it with `spotlite index`")
         }
+        if liveWatcher() != nil {
+            // Compare once the watcher has applied what the store holds now, not mid-way.
+            _ = try waitUntilCurrent(timeout: lockTimeout)
+        }
         var report = try compare()
         guard repair, !report.isClean else { return report }
         let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite verify --repair")

@@ -32,6 +32,15 @@ public final class StoreIndexer: Sendable {
         public var documentsWritten = 0
         public var batches = 0
         public var cursor: Int64 = 0
+        /// The `spotlite watch` process that keeps the index live, when it did the work instead.
+        public var keptLiveBy: Int32?
+        /// Documents Xapian refused (and why); the rest of their batch was applied.
+        public var skipped: [Skipped] = []
+
+        public struct Skipped: Sendable, Equatable {
+            public var uri: String
+            public var reason: String
+        }
     }
 
     // MARK: - Writing
@@ -41,10 +50,24 @@ public final class StoreIndexer: Sendable {
     ///
     /// Waits up to `lockTimeout` seconds for another writer; then throws ``IndexerError/Code-swift.struct/locked``
     /// naming the holder.
+    ///
+    /// While `spotlite watch` keeps the index live, writes nothing: waits up to `lockTimeout` for the watcher to
+    /// apply every change logged so far, and reports it in ``Report/keptLiveBy``.
     @discardableResult
     public func catchUp(lockTimeout: TimeInterval = defaultLockTimeout, batchSize: Int = defaultBatchSize)
         throws(IndexerError) -> Report
     {
+        if let pid = liveWatcher() {
+            guard let cursor = try waitUntilCurrent(timeout: lockTimeout) else {
+                throw IndexerError(
+                    .locked,
+                    "`spotlite watch` (process \(pid)) keeps the index \(location.root) live but has not caught up with the store in \(Int(lockTimeout)) s; see its log")
+            }
+            var report = Report()
+            report.cursor = cursor
+            report.keptLiveBy = pid
+            return report
+        }
         let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite index")
         return try withExtendedLifetime(lock) { () throws(IndexerError) in
             try catchUpHoldingLock(batchSize: batchSize)
@@ -73,6 +96,12 @@ public final class StoreIndexer: Sendable {
     }
 
     func acquireLock(timeout: TimeInterval, purpose: String) throws(IndexerError) -> WriterLock {
+        if let pid = liveWatcher() {
+            // It holds the lock for as long as it runs: waiting would only time out.
+            throw IndexerError(
+                .locked,
+                "the index \(location.root) is kept live by `spotlite watch` (process \(pid)); stop it for `\(purpose)`, then start it again")
+        }
         let lock = try indexer(location.root) {
             try location.createRoot()
             return try WriterLock.acquire(at: location.lockPath, timeout: timeout, purpose: purpose)
@@ -101,47 +130,79 @@ public final class StoreIndexer: Sendable {
         return nil
     }
 
-    private func catchUpHoldingLock(batchSize: Int) throws(IndexerError) -> Report {
+    /// The current index opened for writing, with its cursor; or why it must be rebuilt instead.
+    enum WritableIndex {
+        case open(SearchableIndex, cursor: Int64)
+        case needsRebuild(reason: String)
+    }
+
+    /// Opens the current generation for writing. Call holding the lock.
+    func openCurrentForWriting() throws(IndexerError) -> WritableIndex {
         // A rebuild killed midway leaves its half-built generation; holding the lock, nobody is building one now.
         location.removeStaleGenerations()
         guard let generation = location.currentGeneration(), location.exists else {
-            return try rebuildHoldingLock(reason: "there is no index yet")
+            return .needsRebuild(reason: "there is no index yet")
         }
-        let path = location.path(of: generation)
         let index: SearchableIndex
         do {
-            index = try SearchableIndex(path: path)
+            index = try SearchableIndex(path: location.path(of: generation))
         } catch where error.code == .corrupt || error.code == .unavailable {
-            return try rebuildHoldingLock(reason: "the index could not be opened (\(error.message))")
+            return .needsRebuild(reason: "the index could not be opened (\(error.message))")
         } catch {
             throw IndexerError(error, path: location.root)
         }
-        var report = Report()
         do {
             if let reason = try rebuildReason(index) {
-                try index.close()
-                return try rebuildHoldingLock(reason: reason)
+                try? index.close()
+                return .needsRebuild(reason: reason)
             }
-            var cursor = Int64(try index.fetchLastClientState() ?? "0") ?? 0
-            while true {
-                let batch = try store.read { try $0.changes(after: cursor, limit: batchSize) }
-                if batch.isEmpty { break }
-                try index.beginIndexBatch()
-                try index.deleteSearchableItems(withDomainIdentifiers: batch.deletedProjectIDs.map { mapping.uri(.project, $0) })
-                try index.deleteSearchableItems(withIdentifiers: batch.deletedItemIDs.map { mapping.uri(.item, $0) })
-                var documents = batch.projects.map(mapping.searchableItem(for:))
-                for item in batch.items {
-                    guard let project = batch.itemProjects[item.projectID] else { continue }
-                    documents.append(mapping.searchableItem(for: item, in: project))
-                }
-                try index.indexSearchableItems(documents)
-                try index.endIndexBatch(clientState: String(batch.throughSequence))
-                cursor = batch.throughSequence
-                report.batches += 1
-                report.changesApplied += batch.changeCount
-                report.documentsWritten += documents.count
-            }
+            return .open(index, cursor: Int64(try index.fetchLastClientState() ?? "0") ?? 0)
+        } catch {
+            try? index.close()
+            if error.code == .corrupt { return .needsRebuild(reason: "the index is damaged (\(error.message))") }
+            throw IndexerError(error, path: location.root)
+        }
+    }
+
+    /// Applies one batch of the change log in one Xapian transaction, committed with the batch's cursor.
+    /// Documents Xapian refuses are skipped and added to `report`; everything else is written.
+    func apply(_ batch: ChangeBatch, to index: SearchableIndex, report: inout Report) throws(SearchIndexError) {
+        try index.beginIndexBatch()
+        try index.deleteSearchableItems(withDomainIdentifiers: batch.deletedProjectIDs.map { mapping.uri(.project, $0) })
+        try index.deleteSearchableItems(withIdentifiers: batch.deletedItemIDs.map { mapping.uri(.item, $0) })
+        var documents = batch.projects.map(mapping.searchableItem(for:))
+        for item in batch.items {
+            guard let project = batch.itemProjects[item.projectID] else { continue }
+            documents.append(mapping.searchableItem(for: item, in: project))
+        }
+        var skipped: [Report.Skipped] = []
+        try index.indexSearchableItems(documents) { document, error in
+            skipped.append(.init(uri: document.uniqueIdentifier, reason: error.message))
+        }
+        try index.endIndexBatch(clientState: String(batch.throughSequence))
+        report.batches += 1
+        report.changesApplied += batch.changeCount
+        report.documentsWritten += documents.count - skipped.count
+        report.skipped += skipped
+        report.cursor = batch.throughSequence
+    }
+
+    private func catchUpHoldingLock(batchSize: Int) throws(IndexerError) -> Report {
+        let index: SearchableIndex
+        var report = Report()
+        switch try openCurrentForWriting() {
+        case .needsRebuild(let reason):
+            return try rebuildHoldingLock(reason: reason)
+        case .open(let opened, let cursor):
+            index = opened
             report.cursor = cursor
+        }
+        do {
+            while true {
+                let batch = try store.read { try $0.changes(after: report.cursor, limit: batchSize) }
+                if batch.isEmpty { break }
+                try apply(batch, to: index, report: &report)
+            }
             try index.close()
             return report
         } catch let error as StoreError where error.code == .changeLogGap {
@@ -156,7 +217,7 @@ public final class StoreIndexer: Sendable {
         }
     }
 
-    private func rebuildHoldingLock(reason: String) throws(IndexerError) -> Report {
+    func rebuildHoldingLock(reason: String) throws(IndexerError) -> Report {
         var report = Report()
         report.rebuildReason = reason
         let generation = location.nextGeneration()
@@ -167,16 +228,19 @@ public final class StoreIndexer: Sendable {
             let cursor = try store.read { reader -> Int64 in
                 let cursor = try reader.lastChangeSequence()
                 var pending: [SearchableItem] = []
+                func flush() throws {
+                    try index.indexSearchableItems(pending) { document, error in
+                        report.skipped.append(.init(uri: document.uniqueIdentifier, reason: error.message))
+                        report.documentsWritten -= 1
+                    }
+                    report.documentsWritten += pending.count
+                    pending.removeAll(keepingCapacity: true)
+                }
                 try mapping.forEachDocument(in: reader) { document in
                     pending.append(document)
-                    if pending.count >= 1_000 {
-                        try index.indexSearchableItems(pending)
-                        report.documentsWritten += pending.count
-                        pending.removeAll(keepingCapacity: true)
-                    }
+                    if pending.count >= 1_000 { try flush() }
                 }
-                try index.indexSearchableItems(pending)
-                report.documentsWritten += pending.count
+                try flush()
                 return cursor
             }
             try index.setMetadata(Self.storeKey, store.uuid)

@@ -4,7 +4,7 @@ import Foundation
 /// written inside so that a second writer can say who holds it.
 ///
 /// The kernel drops the lock when the holder exits, even by SIGKILL, so a crash never leaves it stale.
-final class WriterLock {
+final class WriterLock: Sendable {
     private let descriptor: Int32
 
     private init(descriptor: Int32) {

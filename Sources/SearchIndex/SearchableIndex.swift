@@ -45,11 +45,22 @@ public final class SearchableIndex {
     }
 
     /// Adds or replaces items (matched by unique identifier).
-    public func indexSearchableItems(_ items: [SearchableItem]) throws(SearchIndexError) {
+    ///
+    /// With `skipped`, an item that Xapian refuses as an invalid argument is left out (the database stays as it
+    /// was for that item) and reported there while the rest go on; without it, the refusal throws. Other errors
+    /// always throw.
+    public func indexSearchableItems(
+        _ items: [SearchableItem], skipped: ((SearchableItem, SearchIndexError) -> Void)? = nil
+    ) throws(SearchIndexError) {
         try changing { () throws(XapianError) in
             for item in items {
-                let document = try builder.document(for: item)
-                try database.replaceDocument(uniqueTerm: TermPrefix.uniqueIdentifier + item.uniqueIdentifier, with: document)
+                do throws(XapianError) {
+                    let document = try builder.document(for: item)
+                    try database.replaceDocument(
+                        uniqueTerm: TermPrefix.uniqueIdentifier + item.uniqueIdentifier, with: document)
+                } catch where error.kind == .invalidArgument && skipped != nil {
+                    skipped?(item, SearchIndexError(error))
+                }
             }
         }
     }

@@ -9,7 +9,9 @@ struct IndexCommand: ParsableCommand {
         discussion: """
             Applies the store's change log since the index's cursor, in batches each committed with its cursor. \
             A missing index, another store's index, an old layout or a pruned log makes a full rebuild, built in \
-            a fresh directory and swapped in atomically. Waits up to --wait seconds for another writer.
+            a fresh directory and swapped in atomically. Waits up to --wait seconds for another writer; while \
+            `spotlite watch` keeps the index live, waits for it to apply what the store holds instead. Applied \
+            changes beyond the newest --keep-log are then pruned from the store's change log.
             """
     )
 
@@ -24,7 +26,11 @@ struct IndexCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Changes applied per commit.", valueName: "n"))
     var batchSize: Int = StoreIndexer.defaultBatchSize
 
+    @Option(help: ArgumentHelp("Applied changes to keep in the store's change log.", valueName: "n"))
+    var keepLog: Int = Int(StoreIndexer.defaultLogRetention)
+
     func validate() throws {
+        if keepLog < 0 { throw ValidationError("--keep-log must be 0 or more") }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
         if wait < 0 { throw ValidationError("--wait must be 0 or more seconds") }
     }
@@ -37,6 +43,14 @@ struct IndexCommand: ParsableCommand {
                 ? try indexer.rebuild(lockTimeout: wait)
                 : try indexer.catchUp(lockTimeout: wait, batchSize: batchSize)
             let seconds = String(format: "%.2f", Date().timeIntervalSince(started))
+            for skipped in report.skipped {
+                Output.note("spotlite: warning: skipped \(skipped.uri): \(skipped.reason)")
+            }
+            if let watcher = report.keptLiveBy {
+                Output.line("index is kept live by spotlite watch (process \(watcher)); cursor \(report.cursor)")
+                return
+            }
+            try indexer.pruneAppliedChanges(through: report.cursor, keeping: Int64(keepLog))
             if let reason = report.rebuildReason {
                 Output.line("rebuilt \(indexer.location.root): \(report.documentsWritten) documents in \(seconds) s (\(reason)); cursor \(report.cursor)")
             } else if report.changesApplied == 0 {

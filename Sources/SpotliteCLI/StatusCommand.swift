@@ -32,7 +32,9 @@ struct StatusCommand: ParsableCommand {
                 ("cursor", status.cursor.map { .int(Int($0)) } ?? .null),
                 ("changes_behind", status.changesBehind.map { .int($0) } ?? .null),
                 ("needs_rebuild", status.needsRebuild.map { .string($0) } ?? .null),
+                ("oldest_pending_seconds", status.oldestPendingAge.map { .int(Int($0)) } ?? .null),
                 ("writer_pid", status.writer.map { .int(Int($0.pid)) } ?? .null),
+                ("watcher_pid", status.watcher.map { .int(Int($0)) } ?? .null),
             ]).text)
             return
         }
@@ -45,13 +47,19 @@ struct StatusCommand: ParsableCommand {
         let cursor = status.cursor.map(String.init) ?? "none"
         Output.line("changes:    last \(status.lastChange), index cursor \(cursor)")
         if let behind = status.changesBehind {
-            Output.line("behind:     \(behind == 0 ? "up to date" : "\(behind) changes (run `spotlite index`)")")
+            let age = status.oldestPendingAge.map { ", the oldest logged \($0) s ago" } ?? ""
+            let remedy = status.watcher != nil ? "spotlite watch is applying them" : "run `spotlite index`"
+            Output.line("behind:     \(behind == 0 ? "up to date" : "\(behind) changes\(age) (\(remedy))")")
         }
         if let reason = status.needsRebuild {
             Output.line("rebuild:    needed — \(reason) (`spotlite index` will rebuild)")
         }
-        if let writer = status.writer {
+        if let watcher = status.watcher {
+            Output.line("watcher:    process \(watcher) keeps the index live (spotlite watch)")
+        } else if let writer = status.writer {
             Output.line("writer:     process \(writer.pid) (\(writer.purpose))")
+        } else {
+            Output.line("watcher:    none (searches catch the index up; `spotlite watch` keeps it live)")
         }
     }
 }

@@ -98,6 +98,13 @@ public struct StoreReader {
     public func changeCount(after sequence: Int64) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT count(*) FROM change_log WHERE seq > ?", arguments: [sequence]) ?? 0
     }
+
+    /// When the first change after `sequence` was logged (seconds since 1970), or nil if there is none.
+    public func firstChangeTime(after sequence: Int64) throws -> Int64? {
+        let text = try String.fetchOne(
+            db, sql: "SELECT changed_at FROM change_log WHERE seq > ? ORDER BY seq LIMIT 1", arguments: [sequence])
+        return text.flatMap(Timestamp.seconds)
+    }
 }
 
 extension Array {

@@ -150,7 +150,8 @@ import TestSupport
         #expect(object["changes_behind"] as? Int == 12)
         #expect(object["cursor"] as? Int == 45)
         let text = cli("status").stdout
-        #expect(text.contains("behind:     12 changes (run `spotlite index`)"))
+        #expect(text.contains("behind:     12 changes, the oldest logged "))
+        #expect(text.contains(" s ago (run `spotlite index`)"))
     }
 }
 

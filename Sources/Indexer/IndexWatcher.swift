@@ -1,0 +1,274 @@
+import Foundation
+import Logging
+import SearchIndex
+import TrackerStore
+
+/// `spotlite watch`: keeps one index live, applying each change any process commits to the store within
+/// milliseconds, until ``stop()``.
+///
+/// It holds the index's write lock for its whole life, so it is the one writer: `spotlite index` and a search's
+/// catch-up see the lock's purpose (``purpose``) and wait for it instead of writing, and a second watcher refuses
+/// to start. It wakes on the store's file events (``ChangeNotifier``), applies everything logged since its
+/// cursor in batches of at most ``Options/batchSize`` changes, one Xapian commit each — a burst that arrives
+/// while a batch commits is grouped into the next one — and sleeps again.
+///
+/// It never stops on bad data or a failing index: a document Xapian refuses is skipped with a warning; a
+/// damaged index, or one whose changes were pruned from the log, is rebuilt from the store; any other failure
+/// is logged and retried with a growing pause. The store is only ever read, but for pruning the change log.
+public final class IndexWatcher: Sendable {
+    public struct Options: Sendable {
+        /// Changes applied per Xapian commit at most.
+        public var batchSize = 2_000
+        /// After a wake, how long a burst of commits may keep arriving before it is applied as one batch.
+        public var gatherDelay: TimeInterval = 0.001
+        /// How long an idle watcher sleeps before checking that the index still opens (and the store, in case a
+        /// file event was missed).
+        public var idleInterval: TimeInterval = 1
+        /// Applied changes kept in the log behind the cursor (for other indexes of the store, and for people
+        /// reading the log); older applied ones are pruned.
+        public var logRetention: Int64 = StoreIndexer.defaultLogRetention
+
+        public init() {}
+    }
+
+    /// The write lock's purpose while a watcher holds it.
+    public static let purpose = "spotlite watch"
+
+    /// A batch whose oldest change waited at least this long is reported at info level.
+    static let lagWorthReporting: Int64 = 2
+
+    let indexer: StoreIndexer
+    let options: Options
+    let logger: Logger
+    private let notifier: ChangeNotifier
+    private let lock: WriterLock
+
+    /// Takes the index's write lock, waiting up to `lockTimeout` seconds for a `spotlite index` or rebuild to
+    /// finish. Throws ``IndexerError/Code-swift.struct/locked`` at once if another watcher keeps the index.
+    public init(indexer: StoreIndexer, options: Options = Options(), logger: Logger, lockTimeout: TimeInterval)
+        throws(IndexerError)
+    {
+        self.indexer = indexer
+        self.options = options
+        self.logger = logger
+        if let pid = indexer.liveWatcher() {
+            throw IndexerError(
+                .locked,
+                "the index \(indexer.location.root) is already kept live by `spotlite watch` (process \(pid)); stop it first, or give this one another --index")
+        }
+        lock = try indexer.acquireLock(timeout: lockTimeout, purpose: Self.purpose)
+        do {
+            notifier = try ChangeNotifier(storePath: indexer.store.path)
+        } catch {
+            throw IndexerError(.index, "cannot watch \(indexer.store.path): \(error)")
+        }
+    }
+
+    /// Makes ``run()`` return after the batch it is applying, if any, is committed. Safe from any thread.
+    public func stop() {
+        notifier.stop()
+    }
+
+    /// Applies changes until ``stop()``; then closes the index (everything applied is committed) and returns.
+    /// Throws only if the index cannot be opened or built at start.
+    public func run() throws(IndexerError) {
+        var index = try openOrRebuild()
+        defer { try? index.index.close() }
+        logger.info(
+            "watching the store for changes",
+            metadata: [
+                "store": "\(indexer.store.path)", "index": "\(indexer.location.root)", "cursor": "\(index.cursor)",
+                "notifications": "\(notifier.isWatchingFiles ? "inotify" : "polling every \(ChangeNotifier.fallbackInterval) s")",
+            ])
+        var failures = 0
+        var prunedThrough = (try? indexer.store.read { try $0.logPrunedThrough() }) ?? 0
+        while !notifier.isStopped {
+            do {
+                try applyPending(&index)
+                if index.cursor - prunedThrough > 2 * options.logRetention {
+                    prunedThrough = index.cursor - options.logRetention
+                    let removed = try indexer.store.pruneChangeLog(through: prunedThrough)
+                    logger.debug("pruned the change log", metadata: ["entries": "\(removed)", "through": "\(prunedThrough)"])
+                }
+                failures = 0
+            } catch {
+                failures += 1
+                if let reason = Self.rebuildReason(for: error) {
+                    logger.error("rebuilding the index from the store: \(reason)")
+                    try? index.index.close()
+                    do {
+                        index = try rebuild(reason: reason)
+                        continue
+                    } catch {
+                        logger.error("the rebuild failed: \(error)")
+                    }
+                } else {
+                    logger.error("could not apply changes (attempt \(failures)): \(error)")
+                }
+                // Back off: 0.1 s, doubling to 30 s, unless asked to stop.
+                let pause = min(30, 0.1 * pow(2, Double(min(failures - 1, 10))))
+                if notifier.wait(timeout: pause) == .stopped { break }
+                continue
+            }
+            switch notifier.wait(timeout: options.idleInterval) {
+            case .stopped:
+                break
+            case .changed:
+                if options.gatherDelay > 0 { Thread.sleep(forTimeInterval: options.gatherDelay) }
+            case .timedOut:
+                if let problem = readerProblem() {
+                    logger.error("rebuilding the index from the store: the index cannot be read (\(problem))")
+                    try? index.index.close()
+                    if let rebuilt = try? rebuild(reason: "the index could not be read (\(problem))") { index = rebuilt }
+                }
+            }
+        }
+        logger.info("stopped", metadata: ["cursor": "\(index.cursor)"])
+    }
+
+    /// The index being written, and the last change applied to it.
+    struct LiveIndex {
+        var index: SearchableIndex
+        var cursor: Int64
+    }
+
+    private func openOrRebuild() throws(IndexerError) -> LiveIndex {
+        switch try indexer.openCurrentForWriting() {
+        case .open(let index, let cursor):
+            return LiveIndex(index: index, cursor: cursor)
+        case .needsRebuild(let reason):
+            if indexer.location.exists { logger.error("rebuilding the index from the store: \(reason)") }
+            return try rebuild(reason: reason)
+        }
+    }
+
+    private func rebuild(reason: String) throws(IndexerError) -> LiveIndex {
+        let started = Date()
+        let report = try indexer.rebuildHoldingLock(reason: reason)
+        logger.info(
+            "rebuilt the index",
+            metadata: [
+                "reason": "\(reason)", "documents": "\(report.documentsWritten)", "cursor": "\(report.cursor)",
+                "seconds": "\(String(format: "%.2f", Date().timeIntervalSince(started)))",
+            ])
+        warn(report.skipped)
+        guard case .open(let index, let cursor) = try indexer.openCurrentForWriting() else {
+            throw IndexerError(.index, "the rebuilt index \(indexer.location.root) cannot be opened")
+        }
+        return LiveIndex(index: index, cursor: cursor)
+    }
+
+    /// Applies every change logged after the cursor, a batch per commit, stopping early if asked to.
+    private func applyPending(_ live: inout LiveIndex) throws {
+        while !notifier.isStopped {
+            let started = DispatchTime.now()
+            let (batch, oldest) = try indexer.store.read { reader in
+                let oldest = try reader.firstChangeTime(after: live.cursor)
+                return (try reader.changes(after: live.cursor, limit: options.batchSize), oldest)
+            }
+            if batch.isEmpty { return }
+            var report = StoreIndexer.Report()
+            do {
+                try indexer.apply(batch, to: live.index, report: &report)
+            } catch {
+                try? live.index.cancelIndexBatch()
+                throw error
+            }
+            live.cursor = batch.throughSequence
+            let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
+            logger.debug(
+                "applied a batch",
+                metadata: [
+                    "changes": "\(batch.changeCount)", "documents": "\(report.documentsWritten)",
+                    "cursor": "\(live.cursor)", "ms": "\(String(format: "%.1f", milliseconds))",
+                ])
+            warn(report.skipped)
+            if let oldest, Int64(Date().timeIntervalSince1970) - oldest >= Self.lagWorthReporting {
+                let behind = (try? indexer.store.read { try $0.changeCount(after: live.cursor) }) ?? 0
+                logger.info(
+                    "the index is catching up",
+                    metadata: [
+                        "lag_seconds": "\(Int64(Date().timeIntervalSince1970) - oldest)", "changes_behind": "\(behind)",
+                    ])
+            }
+        }
+    }
+
+    private func warn(_ skipped: [StoreIndexer.Report.Skipped]) {
+        for document in skipped {
+            logger.warning("skipped a document Xapian refused", metadata: ["uri": "\(document.uri)", "reason": "\(document.reason)"])
+        }
+    }
+
+    /// Why a failure calls for a rebuild rather than a retry, if it does.
+    static func rebuildReason(for error: any Error) -> String? {
+        switch error {
+        case let error as StoreError where error.code == .changeLogGap:
+            return error.message
+        case let error as SearchIndexError where error.code == .corrupt || error.code == .unavailable:
+            return "the index is damaged (\(error.message))"
+        case let error as IndexerError:
+            if let indexError = error.indexError { return rebuildReason(for: indexError) }
+            if let storeError = error.storeError { return rebuildReason(for: storeError) }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// What stops a reader from opening the current index and reading its cursor, if anything.
+    private func readerProblem() -> String? {
+        do {
+            let reader = try indexer.openReader()
+            _ = try reader.documentCount()
+            _ = try reader.fetchLastClientState()
+            _ = try reader.fingerprints().count
+            return nil
+        } catch where error.code == .corrupt || error.code == .unavailable {
+            return error.message
+        } catch {
+            return nil
+        }
+    }
+}
+
+extension StoreIndexer {
+    /// Applied changes kept in the log behind an index's cursor before `index` or `watch` prunes them.
+    public static let defaultLogRetention: Int64 = 10_000
+
+    /// The pid of the `spotlite watch` keeping this index live, if one is.
+    public func liveWatcher() -> Int32? {
+        guard let holder = WriterLock.holder(at: location.lockPath), holder.purpose == IndexWatcher.purpose else {
+            return nil
+        }
+        return holder.pid
+    }
+
+    /// Waits until the index has applied every change the store had logged when called — for a watcher to
+    /// catch up — up to `timeout` seconds. Returns the index's cursor if it got there, nil if not.
+    public func waitUntilCurrent(timeout: TimeInterval) throws(IndexerError) -> Int64? {
+        let target = try indexer(location.root) { try store.read { try $0.lastChangeSequence() } }
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            // A fresh reader each time: a rebuild may have swapped the generation a reopen would stay on.
+            if let state = try? openReader().fetchLastClientState(), let cursor = Int64(state), cursor >= target {
+                return cursor
+            }
+            if Date() >= deadline { return nil }
+            usleep(2_000)
+        }
+    }
+
+    /// Deletes log entries the index has applied, keeping the newest `retention` of them. Returns how many went.
+    @discardableResult
+    public func pruneAppliedChanges(through cursor: Int64, keeping retention: Int64 = defaultLogRetention)
+        throws(IndexerError) -> Int
+    {
+        let through = cursor - retention
+        guard through > 0 else { return 0 }
+        return try indexer(location.root) {
+            guard try store.read({ try $0.logPrunedThrough() }) < through else { return 0 }
+            return try store.pruneChangeLog(through: through)
+        }
+    }
+}
