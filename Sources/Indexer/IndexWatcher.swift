@@ -93,7 +93,11 @@ public final class IndexWatcher: Sendable {
                 failures = 0
             } catch {
                 failures += 1
-                if let reason = Self.rebuildReason(for: error) {
+                var reason = Self.rebuildReason(for: error)
+                if reason == nil, failures >= Self.indexFailuresBeforeRebuild, Self.isIndexError(error) {
+                    reason = "the index failed \(failures) times in a row (\(error))"
+                }
+                if let reason {
                     logger.error("rebuilding the index from the store: \(reason)")
                     try? index.index.close()
                     do {
@@ -216,13 +220,23 @@ public final class IndexWatcher: Sendable {
         }
     }
 
+    /// Consecutive failures of the index itself (not the store) after which it is rebuilt rather than retried.
+    static let indexFailuresBeforeRebuild = 3
+
+    static func isIndexError(_ error: any Error) -> Bool {
+        switch error {
+        case let error as SearchIndexError: return error.code != .locked
+        case let error as IndexerError: return error.indexError.map(isIndexError) ?? false
+        default: return false
+        }
+    }
+
     /// What stops a reader from opening the current index and reading its cursor, if anything.
     private func readerProblem() -> String? {
         do {
             let reader = try indexer.openReader()
             _ = try reader.documentCount()
             _ = try reader.fetchLastClientState()
-            _ = try reader.fingerprints().count
             return nil
         } catch where error.code == .corrupt || error.code == .unavailable {
             return error.message

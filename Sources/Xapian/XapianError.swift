@@ -63,11 +63,11 @@ public struct XapianError: Error, CustomStringConvertible, Sendable {
         }
         defer { cxapian_error_free(error) }
         let errorClass = String(cString: cxapian_error_class(error))
-        self.init(
-            kind: Self.kind(forClass: errorClass),
-            errorClass: errorClass,
-            message: String(cString: cxapian_error_message(error))
-        )
+        let message = String(cString: cxapian_error_message(error))
+        var kind = Self.kind(forClass: errorClass)
+        // A table file shorter than its revision says (truncated) is reported as a plain DatabaseError.
+        if errorClass == "DatabaseError" && message.hasPrefix("EOF reading block") { kind = .corrupt }
+        self.init(kind: kind, errorClass: errorClass, message: message)
     }
 }
 
