@@ -8,7 +8,7 @@ public struct Spotlite: ParsableCommand {
         abstract: "Full-text search for tracker data: a store of projects and items, and a Xapian index that follows it.",
         discussion: """
             Exit codes: 0 success; 1 no hits (search) or differences (verify); 2 bad usage or input; \
-            3 not found; 4 URI of another store; 5 store problem; 6 index problem.
+            3 not found; 4 URI of another store; 5 store problem; 6 index problem (or kept by a running watch).
             """,
         version: "0.1.0",
         subcommands: [
