@@ -399,6 +399,30 @@ bool cxapian_writable_database_replace_document(cxapian_writable_database *datab
     CXAPIAN_GUARD_END(error)
 }
 
+bool cxapian_writable_database_add_document(cxapian_writable_database *database, cxapian_document *document,
+                                            cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    database->database.add_document(document->document);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_writable_database_add_spellings_from_terms(cxapian_writable_database *database, const char *prefix,
+                                                        size_t prefix_length, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    const std::string start(prefix, prefix_length);
+    Xapian::WritableDatabase &db = database->database;
+    for (Xapian::TermIterator term = db.allterms_begin(start); term != db.allterms_end(start); ++term) {
+        const std::string &name = *term;
+        if (name.size() < prefix_length + 2) continue;
+        // A word starts with a lowercase letter (or a non-ASCII one); an uppercase first byte is another
+        // prefix (stems, boolean terms), a digit is a number.
+        const unsigned char first = static_cast<unsigned char>(name[prefix_length]);
+        if (!((first >= 'a' && first <= 'z') || first >= 0x80)) continue;
+        db.add_spelling(name.substr(prefix_length), term.get_termfreq());
+    }
+    CXAPIAN_GUARD_END(error)
+}
+
 bool cxapian_writable_database_delete_documents(cxapian_writable_database *database, const char *term,
                                                 size_t length, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN

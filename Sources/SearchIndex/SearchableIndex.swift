@@ -27,8 +27,9 @@ public final class SearchableIndex {
     /// - Parameters:
     ///   - durable: `false` skips fsync: for a fresh index that is only swapped in once complete.
     ///   - flushThreshold: documents buffered before Xapian flushes outside a batch (0 = default).
-    ///   - bulkLoad: `true` commits only on ``commit(clientState:)`` (Xapian still flushes every `flushThreshold`
-    ///     documents): for building a fresh index, where per-call commits would only cost time.
+    ///   - bulkLoad: `true` for filling a fresh index: documents are added without a unique-term lookup, commits
+    ///     happen only on ``commit(clientState:)`` (Xapian still flushes every `flushThreshold` documents), and the
+    ///     spelling data is made there in one pass over the terms.
     public init(path: String, durable: Bool = true, flushThreshold: UInt32 = 0, bulkLoad: Bool = false)
         throws(SearchIndexError)
     {
@@ -37,7 +38,8 @@ public final class SearchableIndex {
             try WritableDatabase(path: path, durable: durable, flushThreshold: flushThreshold)
         }
         self.database = database
-        builder = try xapian { () throws(XapianError) in try DocumentBuilder(spellingDatabase: database) }
+        // A bulk load records spelling data in one pass over the terms at commit, not per word as it goes.
+        builder = try xapian { () throws(XapianError) in try DocumentBuilder(spellingDatabase: bulkLoad ? nil : database) }
         if try metadata(SearchIndexLayout.versionKey).isEmpty, try documentCount() == 0 {
             try setMetadata(SearchIndexLayout.versionKey, SearchIndexLayout.version)
             try xapian { () throws(XapianError) in try database.commit() }
@@ -56,8 +58,13 @@ public final class SearchableIndex {
             for item in items {
                 do throws(XapianError) {
                     let document = try builder.document(for: item)
-                    try database.replaceDocument(
-                        uniqueTerm: TermPrefix.uniqueIdentifier + item.uniqueIdentifier, with: document)
+                    if commitsEachCall {
+                        try database.replaceDocument(
+                            uniqueTerm: TermPrefix.uniqueIdentifier + item.uniqueIdentifier, with: document)
+                    } else {
+                        // A bulk load fills a fresh database: no document can have this id yet.
+                        try database.addDocument(document)
+                    }
                 } catch where error.kind == .invalidArgument && skipped != nil {
                     skipped?(item, SearchIndexError(error))
                 }
@@ -123,11 +130,17 @@ public final class SearchableIndex {
     }
 
     /// Sets `clientState` and commits everything pending (outside a batch), for bulk builds that do not use batches.
+    /// A bulk load then adds the spelling data of every indexed word (detail and title) and commits again.
     public func commit(clientState: String) throws(SearchIndexError) {
         precondition(!inBatch, "commit(clientState:) inside a batch; use endIndexBatch(clientState:)")
         try xapian { () throws(XapianError) in
             try database.setMetadata(SearchIndexLayout.clientStateKey, clientState)
             try database.commit()
+            if !commitsEachCall {
+                try database.addSpellingsFromTerms(prefix: TermPrefix.detail)
+                try database.addSpellingsFromTerms(prefix: TermPrefix.title)
+                try database.commit()
+            }
         }
     }
 

@@ -47,6 +47,19 @@ public final class WritableDatabase {
         }
     }
 
+    /// Adds `document` under a new id, without looking for a unique term: for a fresh database only.
+    public func addDocument(_ document: Document) throws(XapianError) {
+        try check { cxapian_writable_database_add_document(handle, document.handle, $0) }
+    }
+
+    /// Records every committed word of the terms under `prefix` in the spelling table, with its document
+    /// frequency: the spelling data of a whole database in one pass (see `cxapian.h`).
+    public func addSpellingsFromTerms(prefix: String) throws(XapianError) {
+        try prefix.withBytes { (pointer, count) throws(XapianError) in
+            try check { cxapian_writable_database_add_spellings_from_terms(handle, pointer, count, $0) }
+        }
+    }
+
     /// Deletes every document indexed by `term`: one document for a unique id, a whole domain for a domain term.
     public func deleteDocuments(term: String) throws(XapianError) {
         try term.withBytes { (pointer, count) throws(XapianError) in

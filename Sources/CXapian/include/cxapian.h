@@ -126,6 +126,14 @@ bool cxapian_writable_database_close(cxapian_writable_database *database, cxapia
 bool cxapian_writable_database_replace_document(cxapian_writable_database *database, const char *unique_term,
                                                 size_t length, cxapian_document *document,
                                                 cxapian_error **error);
+/** Adds a document under a new id (for a fresh database, where no unique term can already be present). */
+bool cxapian_writable_database_add_document(cxapian_writable_database *database, cxapian_document *document,
+                                            cxapian_error **error);
+/** Adds every committed term starting with prefix (prefix removed) that is a word — two bytes or more, its
+ *  first a lowercase or non-ASCII letter — to the spelling table, with its document frequency: the
+ *  spelling data of a whole database in one pass, instead of one update per word occurrence. */
+bool cxapian_writable_database_add_spellings_from_terms(cxapian_writable_database *database, const char *prefix,
+                                                        size_t prefix_length, cxapian_error **error);
 /** Deletes every document indexed by term (a unique id, or a domain term for a whole domain). */
 bool cxapian_writable_database_delete_documents(cxapian_writable_database *database, const char *term,
                                                 size_t length, cxapian_error **error);
