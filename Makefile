@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 
-.PHONY: deps build run test bench clean
+.PHONY: deps build run test bench bench-short clean
 
 deps:
 	@scripts/install-deps.sh
@@ -20,5 +20,13 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# The benchmark suite (Benchmarks/, ordo-one/benchmark): Spotlite next to raw Xapian and SQLite FTS5 on the
+# Debian corpus and the 10k and 100k synthetic corpora. bench-short (CI) runs the 10k corpus only.
+bench: deps
+	$(SWIFT) package --package-path Benchmarks benchmark
+
+bench-short: deps
+	SPOTLITE_BENCH=short $(SWIFT) package --package-path Benchmarks benchmark
+
 clean:
-	rm -rf .build
+	rm -rf .build Benchmarks/.build

@@ -1,0 +1,354 @@
+import Benchmark
+import BenchmarkSupport
+import Foundation
+import Indexer
+import Logging
+import SearchIndex
+import TrackerStore
+
+// Spotlite's benchmarks. Every comparison runs Spotlite and its baselines (raw Xapian through the C API,
+// SQLite FTS5 in the same store) in the same iteration on the same data, and records the ratio of that
+// iteration: on a shared, noisy machine the ratios' medians are what to compare, not absolute times.
+//
+// wallClock is Spotlite's own part (between startMeasurement and stopMeasurement); the baselines' times and
+// the ratios are custom metrics: "… ms" / "… µs" times, "… %" ratios where 100 % means equal and less is
+// faster for Spotlite.
+//
+// SPOTLITE_BENCH=short (CI) runs the 10k synthetic corpus only, a few iterations each.
+
+let short = ProcessInfo.processInfo.environment["SPOTLITE_BENCH"] == "short"
+let searchCorpus: Corpus = short ? .synthetic(10_000) : .synthetic(100_000)
+
+func metric(_ name: String, larger: Bool = false) -> BenchmarkMetric {
+    .custom(name, polarity: larger ? .prefersLarger : .prefersSmaller, useScalingFactor: false)
+}
+
+func percent(_ part: Double, of whole: Double) -> Int { whole > 0 ? Int((part / whole * 100).rounded()) : 0 }
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 0, maxDuration: .seconds(120),
+        maxIterations: short ? 3 : 5)
+
+    let rebuildCorpora: [Corpus] = short ? [.synthetic(10_000)] : [.debian, .synthetic(10_000), .synthetic(100_000)]
+    for corpus in rebuildCorpora { rebuildBenchmark(corpus) }
+    importBenchmark(short ? .synthetic(10_000) : .synthetic(100_000))
+    catchUpBenchmark()
+    freshnessBenchmark()
+    searchBenchmarks()
+}
+
+// MARK: - Indexing
+
+/// A full rebuild from the store: Spotlite (measured), raw Xapian and FTS5 on the same rows.
+func rebuildBenchmark(_ corpus: Corpus) {
+    let items = metric("Spotlite items/s", larger: true)
+    let xapian = metric("raw Xapian ms")
+    let fts5 = metric("FTS5 ms")
+    let versusXapian = metric("Spotlite/Xapian %")
+    let versusFTS5 = metric("Spotlite/FTS5 %")
+    let size = metric("index MB")
+    Benchmark(
+        "Rebuild \(corpus)",
+        configuration: .init(
+            metrics: [.wallClock, .peakMemoryResident, items, xapian, fts5, versusXapian, versusFTS5, size],
+            maxIterations: corpus.isLarge ? 3 : (short ? 3 : 5))
+    ) { benchmark in
+        let fixture = try Fixture.prepared(corpus)
+        let store = try fixture.openStore()
+        let scratch = fixture.scratchDirectory("rebuild")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let indexer = StoreIndexer(store: store, indexPath: scratch + "/index")
+        var report: StoreIndexer.Report?
+        benchmark.startMeasurement()
+        let spotlite = try milliseconds { report = try indexer.rebuild() }
+        benchmark.stopMeasurement()
+        let raw = try milliseconds { try RawXapian.build(store: store, at: scratch + "/raw") }
+        let fts = try FTS5(storePath: fixture.storePath)
+        let full = try milliseconds { try fts.rebuild() }
+        try fts.drop()
+        benchmark.measurement(items, Int(Double(report?.documentsWritten ?? 0) / spotlite * 1_000))
+        benchmark.measurement(xapian, Int(raw))
+        benchmark.measurement(fts5, Int(full))
+        benchmark.measurement(versusXapian, percent(spotlite, of: raw))
+        benchmark.measurement(versusFTS5, percent(spotlite, of: full))
+        benchmark.measurement(size, directorySize(scratch + "/index") / 1_000_000)
+    }
+}
+
+/// Importing the corpus's JSON Lines into a new store (parse, validate, insert, log).
+func importBenchmark(_ corpus: Corpus) {
+    let items = metric("items/s", larger: true)
+    Benchmark("Import \(corpus)", configuration: .init(metrics: [.wallClock, .peakMemoryResident, items])) { benchmark in
+        let data = try corpus.jsonLines()
+        let directory = NSTemporaryDirectory() + "spotlite-import-\(getpid())"
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try TrackerStore.create(at: directory + "/tracker.sqlite")
+        var summary: ImportSummary?
+        benchmark.startMeasurement()
+        let elapsed = try milliseconds { summary = try store.importJSONLines(data) }
+        benchmark.stopMeasurement()
+        let count = (summary?.itemsAdded ?? 0) + (summary?.projectsAdded ?? 0)
+        benchmark.measurement(items, Int(Double(count) / elapsed * 1_000))
+    }
+}
+
+/// Applying 1,000 mixed changes (edits, completions, inserts, deletes) from the change log.
+func catchUpBenchmark() {
+    Benchmark("Catch-up 1,000 mixed changes (synthetic 10k)", configuration: .init(maxIterations: short ? 3 : 10)) { benchmark in
+        let fixture = try Fixture.prepared(.synthetic(10_000)).scratchCopy()
+        defer { fixture.remove() }
+        let store = try fixture.openStore()
+        let indexer = StoreIndexer(store: store, indexPath: fixture.indexPath)
+        try MixedChanges.apply(1_000, to: store, seed: 42)
+        benchmark.startMeasurement()
+        let report = try indexer.catchUp()
+        benchmark.stopMeasurement()
+        precondition(report.rebuildReason == nil && report.changesApplied >= 1_000)
+    }
+}
+
+// MARK: - Freshness
+
+/// One edit committed to the store → found by a search, through `spotlite watch`'s loop running in this
+/// process; the catch-up path (edit, catch up, search) alongside.
+func freshnessBenchmark() {
+    let catchUpPath = metric("catch-up path µs")
+    Benchmark(
+        "Freshness: edit → searchable via watch (synthetic 10k)",
+        configuration: .init(
+            metrics: [.wallClock, catchUpPath], timeUnits: .microseconds, warmupIterations: 3,
+            maxDuration: .seconds(30), maxIterations: short ? 50 : 300,
+            setup: { try FreshnessRig.start() }, teardown: { FreshnessRig.stop() })
+    ) { benchmark in
+        let rig = FreshnessRig.current!
+        let word = rig.nextWord()
+        benchmark.startMeasurement()
+        try rig.store.updateItem(id: rig.itemID, ItemChanges(title: "edited \(word)"))
+        try rig.waitUntilSearchable(word)
+        benchmark.stopMeasurement()
+        // The path without a watcher, on a second copy: edit, catch up, search.
+        let other = rig.nextWord()
+        let elapsed = try microseconds {
+            try rig.plainStore.updateItem(id: rig.itemID, ItemChanges(title: "edited \(other)"))
+            try rig.plainIndexer.catchUp()
+            let found = try rig.plainIndexer.search(other).total
+            precondition(found == 1)
+        }
+        benchmark.measurement(catchUpPath, Int(elapsed))
+    }
+}
+
+/// A watcher on a scratch copy of the 10k corpus, and a second copy without one.
+final class FreshnessRig: @unchecked Sendable {
+    nonisolated(unsafe) static var current: FreshnessRig?
+
+    let fixture: Fixture
+    let plainFixture: Fixture
+    let store: TrackerStore
+    let plainStore: TrackerStore
+    let plainIndexer: StoreIndexer
+    let watcher: IndexWatcher
+    let itemID: String
+    var counter = 0
+    let thread: Thread
+
+    static func start() throws {
+        current = try FreshnessRig()
+    }
+
+    static func stop() {
+        current?.watcher.stop()
+        while current?.thread.isFinished == false { usleep(1_000) }
+        current?.fixture.remove()
+        current?.plainFixture.remove()
+        current = nil
+    }
+
+    init() throws {
+        let prepared = try Fixture.prepared(.synthetic(10_000))
+        fixture = try prepared.scratchCopy()
+        plainFixture = try prepared.scratchCopy()
+        store = try fixture.openStore()
+        plainStore = try plainFixture.openStore()
+        plainIndexer = StoreIndexer(store: plainStore, indexPath: plainFixture.indexPath)
+        itemID = try store.read { reader in
+            var first: String?
+            try reader.forEachItem { if first == nil { first = $0.id } }
+            return first!
+        }
+        let logger = Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() })
+        let watcher = try IndexWatcher(
+            indexer: StoreIndexer(store: store, indexPath: fixture.indexPath), logger: logger, lockTimeout: 10)
+        self.watcher = watcher
+        thread = Thread { try? watcher.run() }
+        thread.start()
+    }
+
+    func nextWord() -> String {
+        counter += 1
+        return "zqfresh\(counter)x\(getpid())"
+    }
+
+    /// Polls a reader (reopened each time) until `word` finds the item.
+    func waitUntilSearchable(_ word: String) throws {
+        let reader = try SearchReader(path: fixture.indexPath)
+        let query = try SearchQueryParser().parse(word)
+        while try reader.search(query, SearchRequest(limit: 1)).total == 0 {
+            usleep(200)
+            try reader.reopen()
+        }
+    }
+}
+
+// MARK: - Search
+
+/// The query kinds of the search suite, in Spotlite's syntax and as the FTS5 and raw Xapian baselines
+/// express them (nil: the baseline has no equivalent worth timing).
+struct QueryKind: Sendable {
+    var name: String
+    var spotlite: @Sendable (QueryWords) -> String
+    var sort: SearchSort = .relevance
+    var fts5: (@Sendable (QueryWords) -> (match: String, extra: String, order: String?))?
+    var xapian: (@Sendable (QueryWords) -> String)?
+}
+
+/// Words of the synthetic vocabulary for one query: a frequent and a mid-frequency one, and a phrase
+/// taken from a real title.
+struct QueryWords: Sendable {
+    var common: String
+    var middle: String
+    var phrase: String
+}
+
+let queryKinds: [QueryKind] = [
+    QueryKind(name: "word", spotlite: { $0.middle }, fts5: { ($0.middle, "", nil) }, xapian: { $0.middle }),
+    QueryKind(
+        name: "two-word AND", spotlite: { "\($0.common) \($0.middle)" },
+        fts5: { ("\($0.common) \($0.middle)", "", nil) }, xapian: { "\($0.common) \($0.middle)" }),
+    QueryKind(
+        name: "OR", spotlite: { "\($0.common) OR \($0.middle)" }, fts5: { ("\($0.common) OR \($0.middle)", "", nil) },
+        xapian: { "\($0.common) OR \($0.middle)" }),
+    QueryKind(
+        name: "phrase", spotlite: { "\"\($0.phrase)\"" }, fts5: { ("\"\($0.phrase)\"", "", nil) },
+        xapian: { "\"\($0.phrase)\"" }),
+    QueryKind(
+        name: "filtered", spotlite: { "\($0.middle) priority:3 is:open" },
+        fts5: { ($0.middle, "AND items.priority = 3 AND items.completed = 0", nil) }),
+    QueryKind(
+        name: "date-ranged", spotlite: { "\($0.middle) created:2022-01-01..2022-12-31" },
+        fts5: { ($0.middle, "AND items.created_at BETWEEN '2022-01-01' AND '2022-12-31T23:59:59Z'", nil) }),
+    QueryKind(
+        name: "sorted by modified", spotlite: { $0.common }, sort: .modified,
+        fts5: { ($0.common, "", "items.modified_at DESC") }),
+]
+
+/// Top-20 with resolution (each hit read back from the store), snippets off; FTS5 joins back to `items`;
+/// raw Xapian returns the URIs from document data.
+func searchBenchmarks() {
+    let fts5Time = metric("FTS5 µs")
+    let xapianTime = metric("raw Xapian µs")
+    let versusFTS5 = metric("Spotlite/FTS5 %")
+    let versusXapian = metric("Spotlite/Xapian %")
+    for kind in queryKinds {
+        var metrics: [BenchmarkMetric] = [.wallClock]
+        if kind.fts5 != nil { metrics += [fts5Time, versusFTS5] }
+        if kind.xapian != nil { metrics += [xapianTime, versusXapian] }
+        Benchmark(
+            "Search \(kind.name) (\(searchCorpus))",
+            configuration: .init(
+                metrics: metrics, timeUnits: .microseconds, warmupIterations: 10, maxDuration: .seconds(20),
+                maxIterations: short ? 200 : 1_000,
+                setup: { try SearchRig.start() }, teardown: { SearchRig.current = nil })
+        ) { benchmark in
+            let rig = SearchRig.current!
+            let words = rig.nextWords()
+            var options = SearchOptions()
+            options.snippets = false
+            options.request.limit = 20
+            options.request.sort = kind.sort
+            let text = kind.spotlite(words)
+            benchmark.startMeasurement()
+            let spotlite = try microseconds { blackHole(try rig.indexer.search(text, options: options).hits.count) }
+            benchmark.stopMeasurement()
+            if let fts5 = kind.fts5 {
+                let query = fts5(words)
+                let elapsed = try microseconds { blackHole(try rig.fts5.search(query.match, extra: query.extra, orderBy: query.order)) }
+                benchmark.measurement(fts5Time, Int(elapsed))
+                benchmark.measurement(versusFTS5, percent(spotlite, of: elapsed))
+            }
+            if let xapian = kind.xapian {
+                let query = xapian(words)
+                let elapsed = try microseconds { blackHole(try rig.raw.search(query)) }
+                benchmark.measurement(xapianTime, Int(elapsed))
+                benchmark.measurement(versusXapian, percent(spotlite, of: elapsed))
+            }
+        }
+    }
+}
+
+/// The search corpus with its index, an FTS5 table beside it and a raw Xapian database of the same rows.
+final class SearchRig: @unchecked Sendable {
+    nonisolated(unsafe) static var current: SearchRig?
+
+    let fixture: Fixture
+    let indexer: StoreIndexer
+    let fts5: FTS5
+    let raw: RawXapian.Searcher
+    let phrases: [String]
+    var counter = 0
+
+    static func start() throws { current = try SearchRig() }
+
+    init() throws {
+        fixture = try Fixture.prepared(searchCorpus)
+        let store = try fixture.openStore()
+        indexer = StoreIndexer(store: store, indexPath: fixture.indexPath)
+        fts5 = try FTS5(storePath: fixture.storePath)
+        try fts5.rebuild()
+        let rawPath = fixture.directory + "/raw-xapian"
+        if !FileManager.default.fileExists(atPath: rawPath + "/iamglass") {
+            try RawXapian.build(store: store, at: rawPath)
+        }
+        raw = try RawXapian.Searcher(path: rawPath)
+        var titles: [String] = []
+        try store.read { reader in
+            try reader.forEachItem { item in
+                if titles.count < 200 { titles.append(item.title) }
+            }
+        }
+        phrases = titles.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+    }
+
+    deinit { try? fts5.drop() }
+
+    /// Words for the next query: ranks 5–40 are common, 100–400 mid-frequency.
+    func nextWords() -> QueryWords {
+        counter += 1
+        let vocabulary = SyntheticCorpus.vocabulary
+        return QueryWords(
+            common: vocabulary[5 + counter % 36], middle: vocabulary[100 + (counter * 7) % 300],
+            phrase: phrases[counter % phrases.count])
+    }
+}
+
+// MARK: - Helpers
+
+extension Corpus {
+    var isLarge: Bool {
+        if case .synthetic(let items) = self { return items >= 100_000 }
+        return false
+    }
+}
+
+func directorySize(_ path: String) -> Int {
+    guard let enumerator = FileManager.default.enumerator(atPath: path) else { return 0 }
+    var total = 0
+    while let name = enumerator.nextObject() as? String {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + name)
+        total += (attributes?[.size] as? Int) ?? 0
+    }
+    return total
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Indexer
+import SearchIndex
+import TrackerStore
+
+/// A corpus the benchmarks run on.
+public enum Corpus: Sendable, CustomStringConvertible {
+    /// The Debian changelog corpus of `samples/`.
+    case debian
+    /// ``SyntheticCorpus`` with this many items (1,000 projects).
+    case synthetic(Int)
+
+    public var description: String {
+        switch self {
+        case .debian: return "Debian corpus"
+        case .synthetic(let items): return "synthetic \(items / 1_000)k"
+        }
+    }
+
+    var fileName: String {
+        switch self {
+        case .debian: return "debian"
+        case .synthetic(let items): return "synthetic-\(items)"
+        }
+    }
+
+    /// The corpus in the import format.
+    public func jsonLines() throws -> Data {
+        switch self {
+        case .debian:
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["gzip", "-dc", Fixture.repositoryRoot + "/samples/debian-changelogs.jsonl.gz"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return data
+        case .synthetic(let items):
+            return SyntheticCorpus(items: items).jsonLines()
+        }
+    }
+}
+
+/// A store filled with a corpus and its Spotlite index, built once and kept under the temporary directory
+/// (each benchmark runs in a process of its own; rebuilding 100k items for each would dominate the run).
+/// ``scratchCopy()`` gives a benchmark that writes its own copy.
+public struct Fixture: Sendable {
+    public let corpus: Corpus
+    public let directory: String
+    public var storePath: String { directory + "/tracker.sqlite" }
+    public var indexPath: String { directory + "/index" }
+
+    static let repositoryRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    static var cacheRoot: String {
+        let base = ProcessInfo.processInfo.environment["SPOTLITE_BENCH_DATA"] ?? NSTemporaryDirectory() + "spotlite-benchmarks"
+        return base + "/layout-\(SearchIndexLayout.version)"
+    }
+
+    /// The cached fixture, made if missing.
+    public static func prepared(_ corpus: Corpus) throws -> Fixture {
+        let fixture = Fixture(corpus: corpus, directory: cacheRoot + "/" + corpus.fileName)
+        let done = fixture.directory + "/complete"
+        if FileManager.default.fileExists(atPath: done) { return fixture }
+        try? FileManager.default.removeItem(atPath: fixture.directory)
+        try FileManager.default.createDirectory(atPath: fixture.directory, withIntermediateDirectories: true)
+        let store = try TrackerStore.create(at: fixture.storePath)
+        _ = try store.importJSONLines(try corpus.jsonLines())
+        try StoreIndexer(store: store, indexPath: fixture.indexPath).rebuild()
+        FileManager.default.createFile(atPath: done, contents: Data())
+        return fixture
+    }
+
+    public func openStore() throws -> TrackerStore { try TrackerStore.open(at: storePath) }
+
+    /// A copy of the store and index in a fresh directory, for benchmarks that write.
+    public func scratchCopy() throws -> Fixture {
+        let copy = Fixture(corpus: corpus, directory: Self.cacheRoot + "/scratch-\(getpid())-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(atPath: copy.directory, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: storePath, toPath: copy.storePath)
+        for suffix in ["-wal"] where FileManager.default.fileExists(atPath: storePath + suffix) {
+            try FileManager.default.copyItem(atPath: storePath + suffix, toPath: copy.storePath + suffix)
+        }
+        try FileManager.default.copyItem(atPath: indexPath, toPath: copy.indexPath)
+        return copy
+    }
+
+    /// Removes a scratch copy.
+    public func remove() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A new empty directory under the fixture's, for a baseline's files.
+    public func scratchDirectory(_ name: String) -> String {
+        let path = directory + "/" + name + "-\(getpid())"
+        try? FileManager.default.removeItem(atPath: path)
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
+
+/// Milliseconds `body` took, on the monotonic clock.
+public func milliseconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+}
+
+/// Microseconds `body` took, on the monotonic clock.
+public func microseconds(_ body: () throws -> Void) rethrows -> Double {
+    try milliseconds(body) * 1_000
+}
