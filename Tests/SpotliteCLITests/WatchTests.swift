@@ -241,6 +241,10 @@ extension CLI {
 
 /// Writers hammering the store while the watcher runs, is killed and restarted.
 @Suite struct WatchUnderLoadTests {
+    /// The shells edit and delete any item but those the CLI writer is working on: its `complete`, `edit` and
+    /// `delete` of an item it has just added must find it.
+    static let notCLIItems = "title NOT LIKE 'cli item%'"
+
     /// SQL for a mix of changes: inserts, edits, completes, deletes and a project delete now and then.
     static func mixedChanges(projects: [String], round: Int, seed: inout UInt64) -> String {
         func next() -> UInt64 {
@@ -256,11 +260,11 @@ extension CLI {
             case 0...4:
                 sql += "INSERT INTO items (project_id, title, detail) SELECT '\(project)', '\(title) \(round)-\(step)', 'load test' WHERE EXISTS (SELECT 1 FROM projects WHERE id = '\(project)');\n"
             case 5, 6:
-                sql += "UPDATE items SET title = '\(title) edited' WHERE rowid = (SELECT rowid FROM items ORDER BY random() LIMIT 1);\n"
+                sql += "UPDATE items SET title = '\(title) edited' WHERE rowid = (SELECT rowid FROM items WHERE \(Self.notCLIItems) ORDER BY random() LIMIT 1);\n"
             case 7:
-                sql += "UPDATE items SET completed = 1 - completed WHERE rowid = (SELECT rowid FROM items ORDER BY random() LIMIT 1);\n"
+                sql += "UPDATE items SET completed = 1 - completed WHERE rowid = (SELECT rowid FROM items WHERE \(Self.notCLIItems) ORDER BY random() LIMIT 1);\n"
             case 8:
-                sql += "DELETE FROM items WHERE rowid = (SELECT rowid FROM items ORDER BY random() LIMIT 1);\n"
+                sql += "DELETE FROM items WHERE rowid = (SELECT rowid FROM items WHERE \(Self.notCLIItems) ORDER BY random() LIMIT 1);\n"
             default:
                 sql += "INSERT INTO projects (title) VALUES ('load project \(round)-\(step)');\n"
                 if next() % 4 == 0 {
