@@ -51,11 +51,6 @@ public final class IndexWatcher: Sendable {
         self.indexer = indexer
         self.options = options
         self.logger = logger
-        if let pid = indexer.liveWatcher() {
-            throw IndexerError(
-                .locked,
-                "the index \(indexer.location.root) is already kept live by `spotlite watch` (process \(pid)); stop it first, or give this one another --index")
-        }
         lock = try indexer.acquireLock(timeout: lockTimeout, purpose: Self.purpose)
         do {
             notifier = try ChangeNotifier(storePath: indexer.store.path)
@@ -85,9 +80,10 @@ public final class IndexWatcher: Sendable {
         while !notifier.isStopped {
             do {
                 try applyPending(&index)
+                // Prune in steps of `logRetention` entries, not a delete per batch.
                 if index.cursor - prunedThrough > 2 * options.logRetention {
+                    let removed = try indexer.pruneAppliedChanges(through: index.cursor, keeping: options.logRetention)
                     prunedThrough = index.cursor - options.logRetention
-                    let removed = try indexer.store.pruneChangeLog(through: prunedThrough)
                     logger.debug("pruned the change log", metadata: ["entries": "\(removed)", "through": "\(prunedThrough)"])
                 }
                 failures = 0
@@ -98,14 +94,7 @@ public final class IndexWatcher: Sendable {
                     reason = "the index failed \(failures) times in a row (\(error))"
                 }
                 if let reason {
-                    logger.error("rebuilding the index from the store: \(reason)")
-                    try? index.index.close()
-                    do {
-                        index = try rebuild(reason: reason)
-                        continue
-                    } catch {
-                        logger.error("the rebuild failed: \(error)")
-                    }
+                    if replace(&index, reason: reason) { continue }
                 } else {
                     logger.error("could not apply changes (attempt \(failures)): \(error)")
                 }
@@ -120,11 +109,7 @@ public final class IndexWatcher: Sendable {
             case .changed:
                 if options.gatherDelay > 0 { Thread.sleep(forTimeInterval: options.gatherDelay) }
             case .timedOut:
-                if let problem = readerProblem() {
-                    logger.error("rebuilding the index from the store: the index cannot be read (\(problem))")
-                    try? index.index.close()
-                    if let rebuilt = try? rebuild(reason: "the index could not be read (\(problem))") { index = rebuilt }
-                }
+                if let problem = readerProblem() { replace(&index, reason: "the index cannot be read (\(problem))") }
             }
         }
         logger.info("stopped", metadata: ["cursor": "\(index.cursor)"])
@@ -143,6 +128,21 @@ public final class IndexWatcher: Sendable {
         case .needsRebuild(let reason):
             if indexer.location.exists { logger.error("rebuilding the index from the store: \(reason)") }
             return try rebuild(reason: reason)
+        }
+    }
+
+    /// Closes `live` and puts a rebuild from the store in its place, logging why; false if the rebuild failed
+    /// (`live` is then closed, and the next attempt opens or rebuilds again).
+    @discardableResult
+    private func replace(_ live: inout LiveIndex, reason: String) -> Bool {
+        logger.error("rebuilding the index from the store: \(reason)")
+        try? live.index.close()
+        do {
+            live = try rebuild(reason: reason)
+            return true
+        } catch {
+            logger.error("the rebuild failed: \(error)")
+            return false
         }
     }
 
@@ -166,10 +166,7 @@ public final class IndexWatcher: Sendable {
     private func applyPending(_ live: inout LiveIndex) throws {
         while !notifier.isStopped {
             let started = DispatchTime.now()
-            let (batch, oldest) = try indexer.store.read { reader in
-                let oldest = try reader.firstChangeTime(after: live.cursor)
-                return (try reader.changes(after: live.cursor, limit: options.batchSize), oldest)
-            }
+            let batch = try indexer.store.read { try $0.changes(after: live.cursor, limit: options.batchSize) }
             if batch.isEmpty { return }
             var report = StoreIndexer.Report()
             do {
@@ -187,13 +184,13 @@ public final class IndexWatcher: Sendable {
                     "cursor": "\(live.cursor)", "ms": "\(String(format: "%.1f", milliseconds))",
                 ])
             warn(report.skipped)
-            if let oldest, Int64(Date().timeIntervalSince1970) - oldest >= Self.lagWorthReporting {
-                let behind = (try? indexer.store.read { try $0.changeCount(after: live.cursor) }) ?? 0
-                logger.info(
-                    "the index is catching up",
-                    metadata: [
-                        "lag_seconds": "\(Int64(Date().timeIntervalSince1970) - oldest)", "changes_behind": "\(behind)",
-                    ])
+            if let oldest = batch.firstChangeTime {
+                let lag = Int64(Date().timeIntervalSince1970) - oldest
+                if lag >= Self.lagWorthReporting {
+                    let behind = (try? indexer.store.read { try $0.changeCount(after: live.cursor) }) ?? 0
+                    logger.info(
+                        "the index is catching up", metadata: ["lag_seconds": "\(lag)", "changes_behind": "\(behind)"])
+                }
             }
         }
     }

@@ -7,6 +7,8 @@ public struct ChangeBatch: Sendable {
     public var throughSequence: Int64
     /// How many change-log rows the batch covers.
     public var changeCount: Int
+    /// When the batch's first change was logged (seconds since 1970), nil for an empty batch.
+    public var firstChangeTime: Int64?
     /// Projects that exist and changed (to index or re-index).
     public var projects: [Project]
     /// Items that exist and must be (re)indexed: those that changed, plus every item of a changed
@@ -54,15 +56,17 @@ extension StoreReader {
 
         var through = cursor
         var count = 0
+        var firstChangeTime: Int64?
         var itemIDs: [String] = []
         var projectIDs: [String] = []
         var seenItems = Set<String>()
         var seenProjects = Set<String>()
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT seq, entity, entity_id FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?",
+            db, sql: "SELECT seq, entity, entity_id, changed_at FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?",
             arguments: [cursor, limit])
         while let row = try rows.next() {
             through = row["seq"]
+            if count == 0 { firstChangeTime = Timestamp.seconds(row["changed_at"]) }
             count += 1
             let id: String = row["entity_id"]
             if row["entity"] == "item" {
@@ -86,6 +90,7 @@ extension StoreReader {
         return ChangeBatch(
             throughSequence: through,
             changeCount: count,
+            firstChangeTime: firstChangeTime,
             projects: projectIDs.compactMap { liveProjects[$0] },
             items: items,
             itemProjects: itemProjects,

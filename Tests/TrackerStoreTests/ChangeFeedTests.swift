@@ -21,6 +21,9 @@ import TrackerStore
         #expect(batch.items.map(\.title) == ["Tap, again"])
         #expect(batch.deletedItemIDs == [gone.id])
         #expect(batch.itemProjects[home.id]?.title == "Home")
+        // When the first change was logged: what the watcher reports its lag from.
+        let now = Int64(Date().timeIntervalSince1970)
+        #expect(try #require(batch.firstChangeTime) >= now - 60 && batch.firstChangeTime! <= now + 1)
         #expect(try store.read { try $0.changes(after: 5, limit: 100) }.isEmpty)
     }
 
