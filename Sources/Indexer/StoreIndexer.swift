@@ -98,9 +98,11 @@ public final class StoreIndexer: Sendable {
     func acquireLock(timeout: TimeInterval, purpose: String) throws(IndexerError) -> WriterLock {
         if let pid = liveWatcher() {
             // It holds the lock for as long as it runs: waiting would only time out.
-            throw IndexerError(
-                .locked,
-                "the index \(location.root) is kept live by `spotlite watch` (process \(pid)); stop it for `\(purpose)`, then start it again")
+            let holder = "kept live by `spotlite watch` (process \(pid))"
+            let message = purpose == IndexWatcher.purpose
+                ? "the index \(location.root) is already \(holder); stop it first, or give this one another --index"
+                : "the index \(location.root) is \(holder); stop it for `\(purpose)`, then start it again"
+            throw IndexerError(.locked, message)
         }
         let lock = try indexer(location.root) {
             try location.createRoot()
