@@ -39,6 +39,20 @@ struct CLI {
         TestSupport.run([Self.binary] + arguments, input: input, environment: environment)
     }
 
+    /// Starts the binary in the background (stdin and stdout at /dev/null, stderr to `stderr` if given), for tests
+    /// that signal it or watch it run.
+    func start(_ arguments: [String], stderr: FileHandle? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        if let stderr { process.standardError = stderr }
+        try process.run()
+        return process
+    }
+
     /// Runs SQL through the sqlite3 command-line shell (foreign keys off, as in any plain session). A busy
     /// timeout, as any careful client sets, so that it waits for concurrent openers instead of failing.
     @discardableResult

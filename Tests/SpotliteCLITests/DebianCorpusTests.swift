@@ -80,12 +80,7 @@ import TestSupport
         #expect(cli("index").status == 0)  // an empty index: the corpus will arrive through the change log
         #expect(cli("import", "-", input: Repository.debianCorpusData).status == 0)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = ["index", "--batch-size", "50"]
-        process.environment = ProcessInfo.processInfo.environment.merging(cli.environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try cli.start(["index", "--batch-size", "50"])
         // Kill it once some batches are committed and before all are.
         var cursor = 0
         let deadline = Date().addingTimeInterval(60)
@@ -114,12 +109,7 @@ import TestSupport
         #expect(cli("import", Repository.portfolio).status == 0)
         #expect(cli("index").status == 0)
         #expect(cli("import", "-", input: Repository.debianCorpusData).status == 0)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = ["index", "--rebuild"]
-        process.environment = ProcessInfo.processInfo.environment.merging(cli.environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try cli.start(["index", "--rebuild"])
         let fresh = cli.indexPath + "/db-2"
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: fresh) && Date() < deadline { usleep(2_000) }

@@ -4,19 +4,13 @@ import TestSupport
 
 /// A `spotlite watch` process on a CLI's store, logging at debug level to a file.
 final class RunningWatch {
-    let process = Process()
+    let process: Process
     let logPath: String
 
     init(_ cli: CLI, _ arguments: String...) throws {
         logPath = cli.directory.file("watch-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = ["watch", "--log-level", "debug"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(cli.environment) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        try process.run()
+        process = try cli.start(["watch", "--log-level", "debug"] + arguments, stderr: FileHandle(forWritingAtPath: logPath))
     }
 
     deinit {
