@@ -361,8 +361,8 @@ bool cxapian_database_visit_terms(cxapian_database *database, const char *prefix
 
 /* ---- writable databases ---- */
 
-bool cxapian_writable_database_open(const char *path, int flags, uint32_t flush_threshold,
-                                    cxapian_writable_database **out, cxapian_error **error) {
+bool cxapian_writable_database_open(const char *path, int flags, cxapian_writable_database **out,
+                                    cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     *out = nullptr;
     int action = 0;
@@ -373,8 +373,7 @@ bool cxapian_writable_database_open(const char *path, int flags, uint32_t flush_
         default: throw Xapian::InvalidArgumentError("unknown open action");
     }
     if (flags & CXAPIAN_DB_NO_SYNC) action |= Xapian::DB_NO_SYNC;
-    *out = new cxapian_writable_database{Xapian::WritableDatabase(path, action | Xapian::DB_BACKEND_GLASS,
-                                                                  static_cast<int>(flush_threshold))};
+    *out = new cxapian_writable_database{Xapian::WritableDatabase(path, action | Xapian::DB_BACKEND_GLASS)};
     CXAPIAN_GUARD_END(error)
 }
 
@@ -485,10 +484,13 @@ bool cxapian_writable_database_cancel_transaction(cxapian_writable_database *dat
     CXAPIAN_GUARD_END(error)
 }
 
-bool cxapian_compact(const char *source, const char *destination, cxapian_error **error) {
+bool cxapian_compact(const char *const *sources, size_t source_count, const char *destination,
+                     cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    Xapian::Database database(source);
-    database.compact(destination);
+    if (source_count == 0) throw Xapian::InvalidArgumentError("nothing to compact");
+    Xapian::Database database;
+    for (size_t i = 0; i < source_count; ++i) database.add_database(Xapian::Database(sources[i]));
+    database.compact(destination, Xapian::DB_BACKEND_GLASS);
     CXAPIAN_GUARD_END(error)
 }
 
@@ -724,6 +726,15 @@ bool cxapian_mset_hit(const cxapian_mset *mset, uint32_t index, double *weight, 
     auto hit = mset->mset[index];
     *weight = hit.get_weight();
     hand_out(hit.get_document().get_data(), data, data_length);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_mset_hit_value(const cxapian_mset *mset, uint32_t index, uint32_t slot, double *weight, char **value,
+                            size_t *value_length, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    auto hit = mset->mset[index];
+    *weight = hit.get_weight();
+    hand_out(hit.get_document().get_value(slot), value, value_length);
     CXAPIAN_GUARD_END(error)
 }
 

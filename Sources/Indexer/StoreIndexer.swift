@@ -86,12 +86,15 @@ public final class StoreIndexer: Sendable {
         }
     }
 
-    /// Builds a fresh index from the store's rows into a new directory and swaps it in atomically.
+    /// Builds a fresh index from the store's rows into a new directory and swaps it in atomically
+    /// (see ``RebuildOptions`` for how).
     @discardableResult
-    public func rebuild(lockTimeout: TimeInterval = defaultLockTimeout) throws(IndexerError) -> Report {
+    public func rebuild(lockTimeout: TimeInterval = defaultLockTimeout, options: RebuildOptions = RebuildOptions())
+        throws(IndexerError) -> Report
+    {
         let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite index --rebuild")
         return try withExtendedLifetime(lock) { () throws(IndexerError) in
-            try rebuildHoldingLock(reason: "requested")
+            try rebuildHoldingLock(reason: "requested", options: options)
         }
     }
 
@@ -217,42 +220,5 @@ public final class StoreIndexer: Sendable {
             try? index.cancelIndexBatch()
             throw try indexer(location.root) { throw error }
         }
-    }
-
-    func rebuildHoldingLock(reason: String) throws(IndexerError) -> Report {
-        var report = Report()
-        report.rebuildReason = reason
-        let generation = location.nextGeneration()
-        let path = location.path(of: generation)
-        try indexer(location.root) {
-            // No fsync while building: the directory is only made current, after an explicit flush, once complete.
-            let index = try SearchableIndex(path: path, durable: false, flushThreshold: 20_000, bulkLoad: true)
-            let cursor = try store.read { reader -> Int64 in
-                let cursor = try reader.lastChangeSequence()
-                var pending: [SearchableItem] = []
-                func flush() throws {
-                    try index.indexSearchableItems(pending) { document, error in
-                        report.skipped.append(.init(uri: document.uniqueIdentifier, reason: error.message))
-                        report.documentsWritten -= 1
-                    }
-                    report.documentsWritten += pending.count
-                    pending.removeAll(keepingCapacity: true)
-                }
-                try mapping.forEachDocument(in: reader) { document in
-                    pending.append(document)
-                    if pending.count >= 1_000 { try flush() }
-                }
-                try flush()
-                return cursor
-            }
-            try index.setMetadata(Self.storeKey, store.uuid)
-            try index.setMetadata(SearchIndexLayout.versionKey, SearchIndexLayout.version)
-            try index.commit(clientState: String(cursor))
-            try index.close()
-            try location.makeCurrent(generation)
-            location.removeStaleGenerations()
-            report.cursor = cursor
-        }
-        return report
     }
 }

@@ -27,7 +27,8 @@ final class DocumentBuilder {
     func document(for item: SearchableItem) throws(XapianError) -> Document {
         let attributes = item.attributeSet
         let document = Document()
-        try document.setData(item.uniqueIdentifier)
+        // No document data: the unique identifier is read back from its value slot (kept for sorting anyway),
+        // and the text lives in the store. Nothing is stored twice.
         try document.addBooleanTerm(TermPrefix.uniqueIdentifier + item.uniqueIdentifier)
         try document.addBooleanTerm(TermPrefix.domain + item.domainIdentifier)
         try document.addBooleanTerm(TermPrefix.kind + attributes.kind.rawValue)

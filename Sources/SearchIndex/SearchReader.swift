@@ -50,6 +50,7 @@ public final class SearchReader {
         options.sortKeys = request.sort.keys(reversed: request.reverse)
         options.relevanceFirst = request.sort == .relevance
         options.facetSlots = request.facets.map(\.slot)
+        options.hitValueSlot = ValueSlot.uniqueIdentifier
         if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }
         do {
             let matches = try retrying { () throws(XapianError) in try database.match(query.query, options: options) }

@@ -26,16 +26,13 @@ public final class SearchableIndex {
     ///
     /// - Parameters:
     ///   - durable: `false` skips fsync: for a fresh index that is only swapped in once complete.
-    ///   - flushThreshold: documents buffered before Xapian flushes outside a batch (0 = default).
     ///   - bulkLoad: `true` for filling a fresh index: documents are added without a unique-term lookup, commits
-    ///     happen only on ``commit(clientState:)`` (Xapian still flushes every `flushThreshold` documents), and the
+    ///     happen only on ``commit(clientState:)`` (Xapian still flushes every 10,000 documents), and the
     ///     spelling data is made there in one pass over the terms.
-    public init(path: String, durable: Bool = true, flushThreshold: UInt32 = 0, bulkLoad: Bool = false)
-        throws(SearchIndexError)
-    {
+    public init(path: String, durable: Bool = true, bulkLoad: Bool = false) throws(SearchIndexError) {
         commitsEachCall = !bulkLoad
         let database = try xapian { () throws(XapianError) in
-            try WritableDatabase(path: path, durable: durable, flushThreshold: flushThreshold)
+            try WritableDatabase(path: path, durable: durable)
         }
         self.database = database
         // A bulk load records spelling data in one pass over the terms at commit, not per word as it goes.
@@ -142,6 +139,12 @@ public final class SearchableIndex {
                 try database.commit()
             }
         }
+    }
+
+    /// Merges complete indexes (closed after ``commit(clientState:)``) into one new, compacted index at
+    /// `destination`, with Xapian's compaction: their documents, spelling data and metadata (first source wins).
+    public static func merge(_ sources: [String], into destination: String) throws(SearchIndexError) {
+        try xapian { () throws(XapianError) in try WritableDatabase.compact(from: sources, to: destination) }
     }
 
     /// A metadata entry (committed with the next commit).

@@ -39,14 +39,15 @@ public enum ValueSlot {
     public static let domain: UInt32 = 5
     /// The status word (`open`, `completed`, `closed`), for status facets.
     public static let status: UInt32 = 6
-    /// The unique identifier, the last sort key: ties in any order break the same way every time.
+    /// The unique identifier, the last sort key: ties in any order break the same way every time. Hits read
+    /// their identifier from here (documents carry no data).
     public static let uniqueIdentifier: UInt32 = 7
 }
 
 /// The index layout: what the prefixes, slots and document shape mean.
 public enum SearchIndexLayout {
     /// Bump whenever ``TermPrefix``, ``ValueSlot`` or the document shape changes.
-    public static let version = "2"
+    public static let version = "3"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
     /// Metadata key holding the client state of the last batch.

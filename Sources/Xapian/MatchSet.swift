@@ -21,13 +21,15 @@ public struct MatchOptions: Sendable {
     public var facetSlots: [UInt32] = []
     /// Examine at least this many matches (the document count makes totals and facets exact).
     public var checkAtLeast = 0
+    /// Each hit carries the value in this slot instead of the document data.
+    public var hitValueSlot: UInt32?
 
     public init() {}
 }
 
 /// One page of ranked matches, with totals and facet counts. Keeps Xapian's match set for ``snippet(of:)``.
 public final class MatchSet {
-    /// One match: its document data and BM25 weight.
+    /// One match: its document data (or the value of ``MatchOptions/hitValueSlot``) and BM25 weight.
     public struct Hit: Sendable, Equatable {
         public var data: String
         public var weight: Double
@@ -46,7 +48,7 @@ public final class MatchSet {
     /// Whether the total is exact (lower bound == upper bound).
     public var isExact: Bool { lowerBound == upperBound }
 
-    init(handle: OpaquePointer) throws(XapianError) {
+    init(handle: OpaquePointer, valueSlot: UInt32?) throws(XapianError) {
         self.handle = handle
         let size = cxapian_mset_size(handle)
         var hits: [Hit] = []
@@ -56,7 +58,11 @@ public final class MatchSet {
             var data: UnsafeMutablePointer<CChar>?
             var length = 0
             do {
-                try check { cxapian_mset_hit(handle, index, &weight, &data, &length, $0) }
+                if let valueSlot {
+                    try check { cxapian_mset_hit_value(handle, index, valueSlot, &weight, &data, &length, $0) }
+                } else {
+                    try check { cxapian_mset_hit(handle, index, &weight, &data, &length, $0) }
+                }
             } catch {
                 cxapian_mset_free(handle)
                 throw error
@@ -116,7 +122,7 @@ extension Database {
                 try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
             }
         }
-        return try MatchSet(handle: mset!)
+        return try MatchSet(handle: mset!, valueSlot: options.hitValueSlot)
     }
 
     /// Runs `query` in relevance order and returns `limit` hits from `offset`.

@@ -33,6 +33,34 @@ import Xapian
         #expect(try reader.match(parser.parse("tap")).hits.isEmpty)
     }
 
+    @Test func compactionMergesDatabasesWithTheirMetadataAndHitsCanCarryAValue() throws {
+        for (name, words) in [("one", ["leaking tap", "garden hose"]), ("two", ["leaking roof", "dry garden"])] {
+            let writer = try WritableDatabase(path: directory.file(name))
+            for (number, text) in words.enumerated() {
+                let document = try makeDocument(text, id: "\(name)-\(number)")
+                try document.addValue(Array("\(name)-\(number)".utf8), slot: 7)
+                try writer.replaceDocument(uniqueTerm: "Q\(name)-\(number)", with: document)
+            }
+            try writer.setMetadata("source", name)
+            try writer.commit()
+            try writer.close()
+        }
+        try WritableDatabase.compact(from: [directory.file("one"), directory.file("two")], to: directory.file("merged"))
+
+        let merged = try Database(path: directory.file("merged"))
+        #expect(try merged.documentCount() == 4)
+        #expect(try merged.metadata("source") == "one")  // the first source's value wins
+        let parser = QueryParser()
+        try parser.setStemmer(language: "english")
+        var options = MatchOptions()
+        options.hitValueSlot = 7
+        options.sortKeys = [.init(slot: 7)]
+        options.relevanceFirst = false
+        #expect(try merged.match(parser.parse("leaking"), options: options).hits.map(\.data) == ["one-0", "two-0"])
+        #expect(try merged.match(parser.parse("garden"), options: options).hits.map(\.data) == ["one-1", "two-1"])
+        #expect(throws: XapianError.self) { try WritableDatabase.compact(from: [], to: directory.file("none")) }
+    }
+
     @Test func aSecondWriterGetsALockError() throws {
         let path = directory.file("db")
         let first = try WritableDatabase(path: path)

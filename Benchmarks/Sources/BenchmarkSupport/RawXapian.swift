@@ -11,7 +11,9 @@ public enum RawXapian {
     @discardableResult
     public static func build(store: TrackerStore, at path: String) throws -> Int {
         var database: OpaquePointer?
-        try check { cxapian_writable_database_open(path, Int32(CXAPIAN_DB_CREATE_OR_OVERWRITE | CXAPIAN_DB_NO_SYNC), 20_000, &database, $0) }
+        // What Spotlite's single writer does: no fsync, Xapian's default flush threshold.
+        let flags = Int32(CXAPIAN_DB_CREATE_OR_OVERWRITE | CXAPIAN_DB_NO_SYNC)
+        try check { cxapian_writable_database_open(path, flags, &database, $0) }
         defer { cxapian_writable_database_free(database) }
         let generator = cxapian_term_generator_new()
         defer { cxapian_term_generator_free(generator) }

@@ -117,9 +117,9 @@ enum {
 };
 
 /** Opens for writing. Fails at once with a DatabaseLockError if another writer holds the lock.
- *  flush_threshold: documents buffered before an automatic flush (0 = Xapian's default). */
-bool cxapian_writable_database_open(const char *path, int flags, uint32_t flush_threshold,
-                                    cxapian_writable_database **out, cxapian_error **error);
+ *  Xapian flushes every 10,000 changed documents, or XAPIAN_FLUSH_THRESHOLD from the environment. */
+bool cxapian_writable_database_open(const char *path, int flags, cxapian_writable_database **out,
+                                    cxapian_error **error);
 /** Frees the handle; uncommitted changes are discarded and the lock is released. */
 void cxapian_writable_database_free(cxapian_writable_database *database);
 bool cxapian_writable_database_close(cxapian_writable_database *database, cxapian_error **error);
@@ -156,8 +156,10 @@ bool cxapian_writable_database_commit_transaction(cxapian_writable_database *dat
                                                   cxapian_error **error);
 bool cxapian_writable_database_cancel_transaction(cxapian_writable_database *database,
                                                   cxapian_error **error);
-/** Compacts the database at `source` into a single new database at `destination`. */
-bool cxapian_compact(const char *source, const char *destination, cxapian_error **error);
+/** Merges the databases at `sources` (documents renumbered in order; spelling frequencies summed; metadata
+ *  from the first source that has the key) into one new, compacted database at `destination`. */
+bool cxapian_compact(const char *const *sources, size_t source_count, const char *destination,
+                     cxapian_error **error);
 
 /* ---- queries ---------------------------------------------------------------------------------- */
 
@@ -301,6 +303,9 @@ uint32_t cxapian_mset_matches_upper_bound(const cxapian_mset *mset);
 /** The weight and document data of the hit at index; fails if the database moved underneath. */
 bool cxapian_mset_hit(const cxapian_mset *mset, uint32_t index, double *weight, char **data, size_t *data_length,
                       cxapian_error **error);
+/** The weight and the value in `slot` of the hit at index (malloc'ed); fails if the database moved underneath. */
+bool cxapian_mset_hit_value(const cxapian_mset *mset, uint32_t index, uint32_t slot, double *weight, char **value,
+                            size_t *value_length, cxapian_error **error);
 
 #ifdef __cplusplus
 }

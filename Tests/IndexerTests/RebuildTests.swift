@@ -1,0 +1,91 @@
+import Foundation
+import SearchIndex
+import Testing
+import TestSupport
+import TrackerStore
+
+@testable import Indexer
+
+/// Rebuilds of the start of the Debian corpus (2,500 rows, its projects first): shard builders merged by
+/// compaction against one plain writer.
+@Suite struct RebuildTests {
+    let directory = TemporaryDirectory("rebuild")
+    let store: TrackerStore
+
+    init() throws {
+        store = try TrackerStore.create(at: directory.file("tracker.sqlite"))
+        let lines = Repository.debianCorpusData.split(separator: UInt8(ascii: "\n")).prefix(2_500)
+        _ = try store.importJSONLines(Data(lines.joined(separator: [UInt8(ascii: "\n")])))
+    }
+
+    func rebuilt(_ name: String, _ options: StoreIndexer.RebuildOptions) throws -> StoreIndexer {
+        let indexer = StoreIndexer(store: store, indexPath: directory.file(name))
+        let report = try indexer.rebuild(options: options)
+        #expect(report.skipped.isEmpty)
+        #expect(report.documentsWritten == (try SearchReader(path: indexer.location.root).documentCount()))
+        return indexer
+    }
+
+    /// Every hit, in an order that does not depend on docids (modification time, then URI).
+    func everyHit(_ indexer: StoreIndexer, _ query: String) throws -> [String] {
+        var options = SearchOptions()
+        options.snippets = false
+        options.request.limit = 20_000
+        options.request.sort = .modified
+        return try indexer.search(query, options: options).hits.map(\.uri.description)
+    }
+
+    @Test func shardsMergedByCompactionIndexExactlyWhatOneWriterIndexes() throws {
+        let single = try rebuilt("single", .singleWriter)
+        let sharded = try rebuilt("sharded", .init(shards: 3))
+        let one = try SearchReader(path: single.location.root)
+        let three = try SearchReader(path: sharded.location.root)
+
+        #expect(try three.documentCount() == 2_500)
+        #expect(try three.documentCount() == one.documentCount())
+        #expect(try three.fingerprints() == one.fingerprints())
+        #expect(try three.fetchLastClientState() == one.fetchLastClientState())
+        #expect(try three.metadata(StoreIndexer.storeKey) == store.uuid)
+        for query in ["upstream", "security fix", "\"new upstream release\"", "memory OR leak", "segfault -crash"] {
+            let hits = try everyHit(sharded, query)
+            #expect(!hits.isEmpty, "\(query)")
+            #expect(hits == (try everyHit(single, query)), "\(query)")
+        }
+        // The shards' spelling data is merged (frequencies summed): the same corrections.
+        let suggestion = try sharded.search("upstrem").suggestion
+        #expect(suggestion == "upstream")
+        #expect(suggestion == (try single.search("upstrem").suggestion))
+        #expect(try sharded.verify().isClean)
+    }
+
+    @Test func theMergedIndexIsOneCompactedGenerationThatLaterChangesUpdate() throws {
+        let single = try rebuilt("single", .singleWriter)
+        let sharded = try rebuilt("sharded", .init(shards: 2))
+        let names = try FileManager.default.contentsOfDirectory(atPath: sharded.location.root).filter { $0.hasPrefix("db-") }
+        #expect(names.count == 1, "no shard directories left: \(names)")
+        #expect(directorySize(sharded.location.root) * 10 < directorySize(single.location.root) * 8, "compacted")
+
+        let project = try store.addProject(title: "Compaction check")
+        try store.addItem(projectID: project.id, title: "zanzibar quokka")
+        let report = try sharded.catchUp()
+        #expect(report.rebuildReason == nil)
+        #expect(try sharded.search("quokka").hits.count == 1)
+        #expect(try sharded.verify().isClean)
+    }
+
+    @Test func oneShardCompactedMatchesTheSingleWriter() throws {
+        let single = try rebuilt("single", .singleWriter)
+        let compacted = try rebuilt("compacted", .init(shards: 1))
+        #expect(try everyHit(compacted, "upstream") == (try everyHit(single, "upstream")))
+        #expect(try compacted.verify().isClean)
+    }
+
+    func directorySize(_ path: String) -> Int {
+        let enumerator = FileManager.default.enumerator(atPath: path)
+        var total = 0
+        while let name = enumerator?.nextObject() as? String {
+            total += (try? FileManager.default.attributesOfItem(atPath: path + "/" + name)[.size] as? Int) ?? 0
+        }
+        return total
+    }
+}
