@@ -119,38 +119,50 @@ extension StoreIndexer {
     public func search(_ text: String, options: SearchOptions) throws(IndexerError) -> SearchOutcome {
         // Refuse a bad query before touching the index.
         _ = try parse(text, options: options, reader: nil)
+        let fresh = try freshReader(reusing: location.exists ? try? openReader() : nil)
+        return try search(text, options: options, on: fresh)
+    }
+
+    /// A reader that has every change committed to the store before the search, as far as possible.
+    struct FreshReader {
+        var reader: SearchReader
+        /// Set when the search caught the index up (or built it) first.
         var catchUp: Report?
+        /// Changes the reader has not applied (another writer holds the index), nil when none.
+        var behind: Int?
+    }
+
+    /// `reader` when it is current (after a reopen if need be); else catches the index up when the write lock is
+    /// free at once, waits briefly for `spotlite watch`, or reads what is committed and counts what it lacks.
+    func freshReader(reusing reader: SearchReader?) throws(IndexerError) -> FreshReader {
         // Most searches find the index current: a read of its cursor avoids taking the write lock at all.
-        var reader = location.exists ? try? openReader() : nil
-        if let current = reader, try isCurrent(current) {
-            // Nothing to apply.
-        } else if let report = try catchUpIfUnlocked() {
+        if let reader {
+            if try isCurrent(reader) { return FreshReader(reader: reader) }
+            if (try? reader.reopen()) != nil, try isCurrent(reader) { return FreshReader(reader: reader) }
+        }
+        var catchUp: Report?
+        if let report = try catchUpIfUnlocked() {
             catchUp = report
-            reader = nil
         } else if liveWatcher() != nil {
             // `spotlite watch` keeps the index live: a few milliseconds let it apply what was just written, so
             // that a search reads its own writes.
             _ = try waitUntilCurrent(timeout: Self.watcherGrace)
-            reader = nil
         } else if !location.exists {
             // Someone else is building the first index: wait for it rather than search nothing.
             catchUp = try self.catchUp()
-            reader = nil
         }
-        let searcher: SearchReader
-        if let reader {
-            searcher = reader
-        } else {
-            searcher = try indexer(location.root) { try openReader() }
+        let searcher = try indexer(location.root) { try openReader() }
+        guard catchUp == nil else { return FreshReader(reader: searcher, catchUp: catchUp) }
+        let behind = try indexer(location.root) {
+            let cursor = Int64(try searcher.fetchLastClientState() ?? "0") ?? 0
+            return try store.read { try $0.changeCount(after: cursor) }
         }
-        var behind: Int?
-        if catchUp == nil {
-            behind = try indexer(location.root) {
-                let cursor = Int64(try searcher.fetchLastClientState() ?? "0") ?? 0
-                return try store.read { try $0.changeCount(after: cursor) }
-            }
-        }
+        return FreshReader(reader: searcher, behind: behind == 0 ? nil : behind)
+    }
 
+    /// Searches `fresh.reader`: parse, match, spelling, resolution against the store, snippets, facets.
+    func search(_ text: String, options: SearchOptions, on fresh: FreshReader) throws(IndexerError) -> SearchOutcome {
+        let searcher = fresh.reader
         var query = try parse(text, options: options, reader: searcher)
         var results = try indexer(location.root) { try searcher.search(query, options.request) }
         var suggestion: String?
@@ -192,8 +204,8 @@ extension StoreIndexer {
             query: query.text, parsedQuery: query.description, filters: query.filters, hits: hits,
             total: results.total, isExact: results.isExact, offset: options.request.offset,
             limit: options.request.limit, facets: try facetCounts(results), suggestion: suggestion,
-            searchedSuggestion: searchedSuggestion, dropped: dropped, changesBehind: behind == 0 ? nil : behind,
-            catchUp: catchUp)
+            searchedSuggestion: searchedSuggestion, dropped: dropped, changesBehind: fresh.behind,
+            catchUp: fresh.catchUp)
     }
 
     /// Whether every word the correction replaces is unknown to the index: Xapian also "corrects" real words

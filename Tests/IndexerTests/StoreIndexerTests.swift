@@ -197,6 +197,30 @@ import TrackerStore
         #expect(outcome.hits.count == 1)
     }
 
+    @Test func aSearchSessionKeepsItsReaderAndFollowsChangesAndRebuilds() throws {
+        let home = try store.addProject(title: "Home")
+        try store.addItem(projectID: home.id, title: "Fix the tap")
+        let session = SearchSession(indexer)
+        #expect(throws: IndexerError.self) { try session.search("tap AND (") }
+        #expect(!indexer.location.exists, "a bad query is refused before the index is built")
+        let first = try session.search("tap")
+        #expect(first.catchUp?.rebuildReason == "there is no index yet")
+        #expect(first.hits.count == 1)
+        let again = try session.search("tap")
+        #expect(again.catchUp == nil && again.changesBehind == nil && again.hits.count == 1)
+
+        try store.addItem(projectID: home.id, title: "Another tap")
+        let second = try session.search("tap")
+        #expect(second.catchUp?.changesApplied == 1)
+        #expect(second.hits.count == 2)
+
+        // A rebuild swaps in a new generation and removes the one the session was reading.
+        try indexer.rebuild()
+        try store.addItem(projectID: home.id, title: "Third tap")
+        #expect(try session.search("tap").hits.count == 3)
+        #expect(try session.search("tap").hits.map(\.uri) == (try indexer.search("tap").hits.map(\.uri)))
+    }
+
     @Test func aDamagedIndexIsRebuiltFromTheStore() throws {
         let home = try store.addProject(title: "Home")
         try store.addItem(projectID: home.id, title: "Survivor")

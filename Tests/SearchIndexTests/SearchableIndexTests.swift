@@ -40,6 +40,35 @@ import TestSupport
         #expect(try SearchReader(path: path).documentCount() == 0)
     }
 
+    /// Equal scores are ordered by unique identifier on every page, whatever order the documents were added in
+    /// (Xapian's docids) and wherever a run of equal scores meets a page's edge.
+    @Test func tiesInRelevanceBreakByIdentifierOnEveryPage() throws {
+        let index = try SearchableIndex(path: path)
+        // Added in descending identifier order; five groups of four identical documents, plus filler.
+        var items: [SearchableItem] = []
+        for number in (0..<20).reversed() {
+            let words = Array(repeating: "leak", count: 1 + number % 5).joined(separator: " ")
+            items.append(Self.item(String(format: "id-%02d", number), title: "pipe", detail: words + " under the sink"))
+        }
+        try index.indexSearchableItems(items)
+        let reader = try SearchReader(path: path)
+        let query = try SearchQueryParser().parse("leak")
+        let all = try reader.search(query, SearchRequest(limit: 100)).hits
+        #expect(all.count == 20)
+        for (earlier, later) in zip(all, all.dropFirst()) {
+            #expect(earlier.score > later.score || (earlier.score == later.score && earlier.uniqueIdentifier < later.uniqueIdentifier))
+        }
+        for offset in 0..<20 {
+            for limit in [1, 2, 3, 5, 7] {
+                let page = try reader.search(query, SearchRequest(offset: offset, limit: limit)).hits
+                #expect(page == Array(all.dropFirst(offset).prefix(limit)), "offset \(offset), limit \(limit)")
+            }
+        }
+        // Filters alone score zero: the whole order is the identifiers'.
+        let filtered = try reader.search(try SearchQueryParser().parse("kind:item"), SearchRequest(offset: 3, limit: 4))
+        #expect(filtered.hits.map(\.uniqueIdentifier) == ["id-03", "id-04", "id-05", "id-06"])
+    }
+
     @Test func aBatchAndItsClientStateCommitTogetherOrNotAtAll() throws {
         let index = try SearchableIndex(path: path)
         #expect(try index.fetchLastClientState() == nil)

@@ -1,0 +1,34 @@
+import SearchIndex
+
+/// Searches one index many times: for a process that stays up (an app, an editor plugin, a server, a
+/// benchmark) rather than the `spotlite search` command's one search per process.
+///
+/// The index stays open between searches. Each search checks the store's last change against the index's
+/// cursor (one small read of each); only when the store has moved does it reopen the index, catch it up, or
+/// wait for `spotlite watch`, exactly as ``StoreIndexer/search(_:options:)`` does. Results are the same as
+/// that method's for the same index and store.
+///
+/// ```swift
+/// let session = SearchSession(indexer)
+/// for text in queries { print(try session.search(text).hits.map(\.uri)) }
+/// ```
+///
+/// Not thread-safe: one per thread (each holds its own Xapian reader).
+public final class SearchSession {
+    public let indexer: StoreIndexer
+    private var reader: SearchReader?
+
+    public init(_ indexer: StoreIndexer) {
+        self.indexer = indexer
+    }
+
+    public func search(_ text: String, options: SearchOptions = SearchOptions()) throws(IndexerError) -> SearchOutcome {
+        if reader == nil {
+            // As the one-shot search: a bad query is refused before the index is built or caught up.
+            _ = try indexer.parse(text, options: options, reader: nil)
+        }
+        let fresh = try indexer.freshReader(reusing: reader ?? (indexer.location.exists ? try? indexer.openReader() : nil))
+        reader = fresh.reader
+        return try indexer.search(text, options: options, on: fresh)
+    }
+}
