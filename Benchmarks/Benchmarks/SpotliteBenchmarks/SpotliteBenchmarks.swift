@@ -40,19 +40,26 @@ let benchmarks: @Sendable () -> Void = {
 
 // MARK: - Indexing
 
-/// A full rebuild from the store: Spotlite (measured), raw Xapian and FTS5 on the same rows.
+/// A full rebuild from the store: Spotlite's default (measured: a shard per core merged by compaction), then
+/// its single writer, raw Xapian and FTS5 on the same rows.
 func rebuildBenchmark(_ corpus: Corpus) {
-    let items = metric("Spotlite items/s", larger: true)
+    let documents = metric("documents/s", larger: true)
+    let single = metric("single writer ms")
     let xapian = metric("raw Xapian ms")
     let fts5 = metric("FTS5 ms")
     let versusXapian = metric("Spotlite/Xapian %")
+    let singleVersusXapian = metric("single/Xapian %")
     let versusFTS5 = metric("Spotlite/FTS5 %")
     let size = metric("index MB")
+    let sizeVersusText = metric("index/text %")
     Benchmark(
         "Rebuild \(corpus)",
         configuration: .init(
-            metrics: [.wallClock, .peakMemoryResident, items, xapian, fts5, versusXapian, versusFTS5, size],
-            maxIterations: corpus.isLarge ? 3 : (short ? 3 : 5))
+            metrics: [
+                .wallClock, .peakMemoryResident, documents, single, xapian, fts5, versusXapian, singleVersusXapian,
+                versusFTS5, size, sizeVersusText,
+            ],
+            maxDuration: .seconds(corpus.isLarge ? 600 : 120), maxIterations: corpus.isLarge ? 3 : (short ? 3 : 5))
     ) { benchmark in
         let fixture = try Fixture.prepared(corpus)
         let store = try fixture.openStore()
@@ -63,16 +70,31 @@ func rebuildBenchmark(_ corpus: Corpus) {
         benchmark.startMeasurement()
         let spotlite = try milliseconds { report = try indexer.rebuild() }
         benchmark.stopMeasurement()
+        let oneWriter = StoreIndexer(store: store, indexPath: scratch + "/single")
+        let singleTime = try milliseconds { try oneWriter.rebuild(options: .singleWriter) }
         let raw = try milliseconds { try RawXapian.build(store: store, at: scratch + "/raw") }
         let fts = try FTS5(storePath: fixture.storePath)
         let full = try milliseconds { try fts.rebuild() }
         try fts.drop()
-        benchmark.measurement(items, Int(Double(report?.documentsWritten ?? 0) / spotlite * 1_000))
+        let indexBytes = directorySize(scratch + "/index")
+        benchmark.measurement(documents, Int(Double(report?.documentsWritten ?? 0) / spotlite * 1_000))
+        benchmark.measurement(single, Int(singleTime))
         benchmark.measurement(xapian, Int(raw))
         benchmark.measurement(fts5, Int(full))
         benchmark.measurement(versusXapian, percent(spotlite, of: raw))
+        benchmark.measurement(singleVersusXapian, percent(singleTime, of: raw))
         benchmark.measurement(versusFTS5, percent(spotlite, of: full))
-        benchmark.measurement(size, directorySize(scratch + "/index") / 1_000_000)
+        benchmark.measurement(size, indexBytes / 1_000_000)
+        benchmark.measurement(sizeVersusText, percent(Double(indexBytes), of: Double(try textBytes(store))))
+    }
+}
+
+/// The bytes of every title and detail in the store: the raw text an index is compared with.
+func textBytes(_ store: TrackerStore) throws -> Int {
+    try store.read { reader in
+        var total = try reader.allProjects().reduce(0) { $0 + $1.title.utf8.count + $1.detail.utf8.count }
+        try reader.forEachItem { total += $0.title.utf8.count + $0.detail.utf8.count }
+        return total
     }
 }
 
@@ -245,15 +267,18 @@ let queryKinds: [QueryKind] = [
         fts5: { ($0.common, "", "items.modified_at DESC") }),
 ]
 
-/// Top-20 with resolution (each hit read back from the store), snippets off; FTS5 joins back to `items`;
-/// raw Xapian returns the URIs from document data.
+/// Top-20 with resolution (each hit read back from the store), snippets off, through a ``SearchSession`` (the
+/// index kept open, as an app would); the one-shot `StoreIndexer.search` (opens the index each time, as the
+/// `spotlite search` command does) alongside. FTS5 joins back to `items`; raw Xapian returns the URIs from
+/// document data.
 func searchBenchmarks() {
+    let oneShot = metric("one-shot µs")
     let fts5Time = metric("FTS5 µs")
     let xapianTime = metric("raw Xapian µs")
     let versusFTS5 = metric("Spotlite/FTS5 %")
     let versusXapian = metric("Spotlite/Xapian %")
     for kind in queryKinds {
-        var metrics: [BenchmarkMetric] = [.wallClock]
+        var metrics: [BenchmarkMetric] = [.wallClock, oneShot]
         if kind.fts5 != nil { metrics += [fts5Time, versusFTS5] }
         if kind.xapian != nil { metrics += [xapianTime, versusXapian] }
         Benchmark(
@@ -271,8 +296,10 @@ func searchBenchmarks() {
             options.request.sort = kind.sort
             let text = kind.spotlite(words)
             benchmark.startMeasurement()
-            let spotlite = try microseconds { blackHole(try rig.indexer.search(text, options: options).hits.count) }
+            let spotlite = try microseconds { blackHole(try rig.session.search(text, options: options).hits.count) }
             benchmark.stopMeasurement()
+            benchmark.measurement(
+                oneShot, Int(try microseconds { blackHole(try rig.indexer.search(text, options: options).hits.count) }))
             if let fts5 = kind.fts5 {
                 let query = fts5(words)
                 let elapsed = try microseconds { blackHole(try rig.fts5.search(query.match, extra: query.extra, orderBy: query.order)) }
@@ -295,6 +322,7 @@ final class SearchRig: @unchecked Sendable {
 
     let fixture: Fixture
     let indexer: StoreIndexer
+    let session: SearchSession
     let fts5: FTS5
     let raw: RawXapian.Searcher
     let phrases: [String]
@@ -306,6 +334,7 @@ final class SearchRig: @unchecked Sendable {
         fixture = try Fixture.prepared(searchCorpus)
         let store = try fixture.openStore()
         indexer = StoreIndexer(store: store, indexPath: fixture.indexPath)
+        session = SearchSession(indexer)
         fts5 = try FTS5(storePath: fixture.storePath)
         try fts5.rebuild()
         let rawPath = fixture.directory + "/raw-xapian"
