@@ -25,8 +25,8 @@ let package = Package(
             ],
             path: "Sources/BenchmarkSupport"
         ),
-        // One rebuild per run, for callgrind and quick timings (see the README's Benchmarks section).
-        .executableTarget(name: "rebuild-profile", dependencies: ["BenchmarkSupport"], path: "Sources/RebuildProfile"),
+        // One rebuild or a run of searches, for callgrind and quick timings (see the README's Benchmarks section).
+        .executableTarget(name: "profile", dependencies: ["BenchmarkSupport"], path: "Sources/Profile"),
         .executableTarget(
             name: "SpotliteBenchmarks",
             dependencies: [

@@ -662,7 +662,16 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     for (size_t i = 0; i < options->sort_key_count; ++i) {
         keys.add_value(options->sort_keys[i].slot, options->sort_keys[i].descending);
     }
-    if (options->sort_key_count > 0) {
+    if (options->sort_key_count == 1) {
+        // One key (the relevance order's tie-break): Xapian reads the slot itself, without a key maker building
+        // a key string per candidate (a sixth of a word search's instructions).
+        const auto &key = options->sort_keys[0];
+        if (options->by_relevance_first) {
+            enquire.set_sort_by_relevance_then_value(key.slot, key.descending);
+        } else {
+            enquire.set_sort_by_value_then_relevance(key.slot, key.descending);
+        }
+    } else if (options->sort_key_count > 1) {
         if (options->by_relevance_first) {
             enquire.set_sort_by_relevance_then_key(&keys, false);
         } else {

@@ -17,15 +17,14 @@ public struct StoreReader {
         try Item.fetchOne(db, sql: "SELECT \(Item.columns) FROM items WHERE id = ?", arguments: [id])
     }
 
-    /// The projects with these ids that exist, keyed by id (one query per 500 ids).
+    /// The projects with these ids that exist, keyed by id (one query per 500 ids). Statements are cached per
+    /// number of ids: a search resolves its page this way, and preparing the SQL each time was most of the cost.
     public func projects<S: Sequence>(ids: S) throws -> [String: Project] where S.Element == String {
         var result: [String: Project] = [:]
         for chunk in Array(Set(ids)).chunked(Self.chunkSize) {
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            for project in try Project.fetchAll(
-                db, sql: "SELECT \(Project.columns) FROM projects WHERE id IN (\(marks))",
-                arguments: StatementArguments(chunk))
-            {
+            let statement = try db.cachedStatement(sql: "SELECT \(Project.columns) FROM projects WHERE id IN (\(marks))")
+            for project in try Project.fetchAll(statement, arguments: StatementArguments(chunk)) {
                 result[project.id] = project
             }
         }
@@ -37,9 +36,8 @@ public struct StoreReader {
         var result: [String: Item] = [:]
         for chunk in Array(Set(ids)).chunked(Self.chunkSize) {
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            for item in try Item.fetchAll(
-                db, sql: "SELECT \(Item.columns) FROM items WHERE id IN (\(marks))", arguments: StatementArguments(chunk))
-            {
+            let statement = try db.cachedStatement(sql: "SELECT \(Item.columns) FROM items WHERE id IN (\(marks))")
+            for item in try Item.fetchAll(statement, arguments: StatementArguments(chunk)) {
                 result[item.id] = item
             }
         }
@@ -86,7 +84,7 @@ public struct StoreReader {
 
     /// The sequence number of the newest change ever logged (0 for none), even if pruned since.
     public func lastChangeSequence() throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'")) ?? 0
     }
 
     /// Changes with `seq <= this` have been pruned from the log.
@@ -96,7 +94,7 @@ public struct StoreReader {
 
     /// How many logged changes come after `sequence`.
     public func changeCount(after sequence: Int64) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM change_log WHERE seq > ?", arguments: [sequence]) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM change_log WHERE seq > ?"), arguments: [sequence]) ?? 0
     }
 
     /// When the first change after `sequence` was logged (seconds since 1970), or nil if there is none.

@@ -42,8 +42,11 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
             throw fail("expected tracker://<store-uuid>/item/<uuid> or tracker://<store-uuid>/project/<uuid>")
         }
         let rest = text.dropFirst(prefix.count)
-        if rest.contains("?") || rest.contains("#") { throw fail("a query or fragment is not allowed") }
-        let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+        // Byte searches: `contains("?")` on a String goes through Foundation, and every search result is parsed.
+        if rest.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            throw fail("a query or fragment is not allowed")
+        }
+        let parts = rest.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
         guard parts.count == 3 else {
             if parts.count > 3 && parts.last == "" { throw fail("remove the trailing '/'") }
             throw fail("expected three parts after tracker://: <store-uuid>/<item|project>/<uuid>")
@@ -67,7 +70,7 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
             return "'\(text)' is not a UUID (expected 36 characters like 123e4567-e89b-42d3-a456-426614174000)"
         }
         for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
                 if byte != UInt8(ascii: "-") { return "'\(text)' is not a UUID (a '-' belongs at position \(index + 1))" }
             } else if (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) {
                 return "'\(text)' must be lowercase"
