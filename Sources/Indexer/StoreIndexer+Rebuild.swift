@@ -104,7 +104,6 @@ final class ShardedBuild: @unchecked Sendable {
         for path in paths {
             let thread = Thread { [self] in build(path: path, metadata: metadata) }
             thread.name = "spotlite rebuild"
-            thread.stackSize = 1 << 20
             thread.start()
         }
     }
