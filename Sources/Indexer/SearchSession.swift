@@ -27,7 +27,7 @@ public final class SearchSession {
             // As the one-shot search: a bad query is refused before the index is built or caught up.
             _ = try indexer.parse(text, options: options, reader: nil)
         }
-        let fresh = try indexer.freshReader(reusing: reader ?? (indexer.location.exists ? try? indexer.openReader() : nil))
+        let fresh = try indexer.freshReader(reusing: reader)
         reader = fresh.reader
         return try indexer.search(text, options: options, on: fresh)
     }

@@ -119,8 +119,7 @@ extension StoreIndexer {
     public func search(_ text: String, options: SearchOptions) throws(IndexerError) -> SearchOutcome {
         // Refuse a bad query before touching the index.
         _ = try parse(text, options: options, reader: nil)
-        let fresh = try freshReader(reusing: location.exists ? try? openReader() : nil)
-        return try search(text, options: options, on: fresh)
+        return try search(text, options: options, on: try freshReader(reusing: nil))
     }
 
     /// A reader that has every change committed to the store before the search, as far as possible.
@@ -132,11 +131,12 @@ extension StoreIndexer {
         var behind: Int?
     }
 
-    /// `reader` when it is current (after a reopen if need be); else catches the index up when the write lock is
-    /// free at once, waits briefly for `spotlite watch`, or reads what is committed and counts what it lacks.
+    /// `reader` (or, without one, the index opened now) when it is current, after a reopen if need be; else
+    /// catches the index up when the write lock is free at once, waits briefly for `spotlite watch`, or reads
+    /// what is committed and counts what it lacks.
     func freshReader(reusing reader: SearchReader?) throws(IndexerError) -> FreshReader {
         // Most searches find the index current: a read of its cursor avoids taking the write lock at all.
-        if let reader {
+        if let reader = reader ?? (location.exists ? try? openReader() : nil) {
             if try isCurrent(reader) { return FreshReader(reader: reader) }
             if (try? reader.reopen()) != nil, try isCurrent(reader) { return FreshReader(reader: reader) }
         }
