@@ -66,12 +66,9 @@ extension StoreIndexer {
             let built = try build.finish(clientState: String(cursor))
             report.documentsWritten = built.documents
             report.skipped = built.skipped.map { Report.Skipped(uri: $0.uri, reason: $0.reason) }
-            if options.compacted {
-                try SearchableIndex.merge(shardPaths, into: path)
-                for shard in shardPaths { try? FileManager.default.removeItem(atPath: shard) }
-            }
+            if options.compacted { try SearchableIndex.merge(shardPaths, into: path) }
             try location.makeCurrent(generation)
-            location.removeStaleGenerations()
+            location.removeStaleGenerations()  // the old generation and the shards (`db-N.shard-K`)
             report.cursor = cursor
         }
         return report
@@ -129,7 +126,7 @@ final class ShardedBuild: @unchecked Sendable {
         if clientState == nil && failure == nil { failure = CancellationError() }
         condition.broadcast()
         while running > 0 { condition.wait() }
-        if let failure, !(failure is CancellationError) || clientState != nil { throw failure }
+        if let failure, !(failure is CancellationError) { throw failure }
         return outcome
     }
 
