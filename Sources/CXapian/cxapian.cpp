@@ -658,10 +658,7 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     Xapian::Enquire enquire(database->database);
     enquire.set_query(query->query);
     enquire.set_weighting_scheme(Xapian::BM25Weight());
-    Xapian::MultiValueKeyMaker keys;
-    for (size_t i = 0; i < options->sort_key_count; ++i) {
-        keys.add_value(options->sort_keys[i].slot, options->sort_keys[i].descending);
-    }
+    Xapian::MultiValueKeyMaker keys;  // used by several keys; the enquire points at it until get_mset
     if (options->sort_key_count == 1) {
         // One key (the relevance order's tie-break): Xapian reads the slot itself, without a key maker building
         // a key string per candidate (a sixth of a word search's instructions).
@@ -672,6 +669,9 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
             enquire.set_sort_by_value_then_relevance(key.slot, key.descending);
         }
     } else if (options->sort_key_count > 1) {
+        for (size_t i = 0; i < options->sort_key_count; ++i) {
+            keys.add_value(options->sort_keys[i].slot, options->sort_keys[i].descending);
+        }
         if (options->by_relevance_first) {
             enquire.set_sort_by_relevance_then_key(&keys, false);
         } else {
