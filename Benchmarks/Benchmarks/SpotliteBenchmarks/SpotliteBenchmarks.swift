@@ -353,12 +353,11 @@ final class SearchRig: @unchecked Sendable {
 
     deinit { try? fts5.drop() }
 
-    /// Words for the next query: ranks 5–40 are common, 100–400 mid-frequency.
+    /// Words for the next query.
     func nextWords() -> QueryWords {
         counter += 1
-        let vocabulary = SyntheticCorpus.vocabulary
         return QueryWords(
-            common: vocabulary[5 + counter % 36], middle: vocabulary[100 + (counter * 7) % 300],
+            common: SyntheticCorpus.commonWord(counter), middle: SyntheticCorpus.middleWord(counter),
             phrase: phrases[counter % phrases.count])
     }
 }

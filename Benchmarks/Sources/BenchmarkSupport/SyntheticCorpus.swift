@@ -24,6 +24,12 @@ public struct SyntheticCorpus: Sendable {
     /// A short name for file and cache names.
     public var name: String { "synthetic-\(items / 1_000)k" }
 
+    /// The `n`-th of the search benchmarks' common query words (ranks 5–40: in 14–70 % of the documents).
+    public static func commonWord(_ n: Int) -> String { vocabulary[5 + n % 36] }
+
+    /// The `n`-th of the search benchmarks' mid-frequency query words (ranks 100–399: in 1.5–6 % of the documents).
+    public static func middleWord(_ n: Int) -> String { vocabulary[100 + (n * 7) % 300] }
+
     /// The vocabulary, most frequent first: pronounceable pseudo-words, so that stemming does real work.
     public static let vocabulary: [String] = {
         var random = SplitMix64(seed: 7)

@@ -17,11 +17,10 @@ if which == "search" {
     let session = SearchSession(StoreIndexer(store: store, indexPath: fixture.indexPath))
     var options = SearchOptions()
     options.snippets = false
-    let vocabulary = SyntheticCorpus.vocabulary
     var found = 0
     let elapsed = try milliseconds {
         for number in 0..<count {
-            found += try session.search(vocabulary[100 + (number * 7) % 300], options: options).hits.count
+            found += try session.search(SyntheticCorpus.middleWord(number), options: options).hits.count
         }
     }
     print("\(count) searches: \(String(format: "%.0f", elapsed * 1_000 / Double(count))) µs each, \(found) hits")
