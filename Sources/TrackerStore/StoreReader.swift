@@ -17,41 +17,34 @@ public struct StoreReader {
         try Item.fetchOne(db, sql: "SELECT \(Item.columns) FROM items WHERE id = ?", arguments: [id])
     }
 
-    /// The projects with these ids that exist, keyed by id (one query per 500 ids). Statements are cached per
-    /// number of ids: a search resolves its page this way, and preparing the SQL each time was most of the cost.
+    /// The projects with these ids that exist, keyed by id.
     public func projects<S: Sequence>(ids: S) throws -> [String: Project] where S.Element == String {
-        var result: [String: Project] = [:]
-        for chunk in Array(Set(ids)).chunked(Self.chunkSize) {
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let statement = try db.cachedStatement(sql: "SELECT \(Project.columns) FROM projects WHERE id IN (\(marks))")
-            for project in try Project.fetchAll(statement, arguments: StatementArguments(chunk)) {
-                result[project.id] = project
-            }
-        }
-        return result
+        Dictionary(try rows(Project.self, "SELECT \(Project.columns) FROM projects WHERE id IN", ids).map { ($0.id, $0) },
+                   uniquingKeysWith: { first, _ in first })
     }
 
-    /// The items with these ids that exist, keyed by id (one query per 500 ids).
+    /// The items with these ids that exist, keyed by id.
     public func items<S: Sequence>(ids: S) throws -> [String: Item] where S.Element == String {
-        var result: [String: Item] = [:]
-        for chunk in Array(Set(ids)).chunked(Self.chunkSize) {
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let statement = try db.cachedStatement(sql: "SELECT \(Item.columns) FROM items WHERE id IN (\(marks))")
-            for item in try Item.fetchAll(statement, arguments: StatementArguments(chunk)) {
-                result[item.id] = item
-            }
-        }
-        return result
+        Dictionary(try rows(Item.self, "SELECT \(Item.columns) FROM items WHERE id IN", ids).map { ($0.id, $0) },
+                   uniquingKeysWith: { first, _ in first })
     }
 
-    /// Every item of these projects.
+    /// Every item of these projects (in insertion order within each 500 projects).
     public func items<S: Sequence>(inProjects projectIDs: S) throws -> [Item] where S.Element == String {
-        var result: [Item] = []
-        for chunk in Array(Set(projectIDs)).chunked(Self.chunkSize) {
+        try rows(Item.self, "SELECT \(Item.columns) FROM items WHERE project_id IN", projectIDs, then: "ORDER BY rowid")
+    }
+
+    /// The rows `select` (ending in `… IN`) finds for the distinct `values`: one query per 500 values, each
+    /// statement cached per number of values — a search resolves its page this way, and preparing the SQL
+    /// each time was most of the cost.
+    private func rows<R: FetchableRecord, S: Sequence>(_ type: R.Type, _ select: String, _ values: S, then tail: String = "")
+        throws -> [R] where S.Element == String
+    {
+        var result: [R] = []
+        for chunk in Array(Set(values)).chunked(Self.chunkSize) {
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            result += try Item.fetchAll(
-                db, sql: "SELECT \(Item.columns) FROM items WHERE project_id IN (\(marks)) ORDER BY rowid",
-                arguments: StatementArguments(chunk))
+            let statement = try db.cachedStatement(sql: "\(select) (\(marks)) \(tail)")
+            result += try R.fetchAll(statement, arguments: StatementArguments(chunk))
         }
         return result
     }
