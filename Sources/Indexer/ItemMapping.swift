@@ -44,13 +44,30 @@ struct ItemMapping {
     /// Calls `body` with the document of every project, then every item, of one store snapshot, streaming
     /// the items (the whole store is never in memory at once).
     func forEachDocument(in reader: StoreReader, _ body: (SearchableItem) throws -> Void) throws {
+        try forEachDocument(in: reader, runs: 1, batch: 500) { _, documents in
+            for document in documents { try body(document) }
+        }
+    }
+
+    /// The same documents in the same order, cut into `runs` consecutive runs read side by side (see
+    /// ``StoreReader/forEachItem(inRuns:batch:_:)``): the projects and the first items are run 0. Joined in
+    /// run order, the runs give one order that depends only on the store, however many there are.
+    func forEachDocument(in reader: StoreReader, runs: Int, batch: Int,
+                         _ body: (_ run: Int, _ documents: [SearchableItem]) throws -> Void) throws {
         var projects: [String: Project] = [:]
+        var documents: [SearchableItem] = []
         for project in try reader.allProjects() {
             projects[project.id] = project
-            try body(searchableItem(for: project))
+            documents.append(searchableItem(for: project))
+            if documents.count == batch {
+                try body(0, documents)
+                documents.removeAll(keepingCapacity: true)
+            }
         }
-        try reader.forEachItem { item in
-            if let project = projects[item.projectID] { try body(searchableItem(for: item, in: project)) }
+        if !documents.isEmpty { try body(0, documents) }
+        try reader.forEachItem(inRuns: runs, batch: batch) { run, items in
+            let documents = items.compactMap { item in projects[item.projectID].map { searchableItem(for: item, in: $0) } }
+            if !documents.isEmpty { try body(run, documents) }
         }
     }
 }

@@ -29,8 +29,10 @@ extension StoreIndexer {
 
     /// Builds a fresh index from the store's rows into a new generation and swaps it in atomically.
     ///
-    /// One read transaction of the store feeds every shard, so the index is one snapshot with its cursor. No
-    /// fsync while building: the generation is flushed to disk once, complete, before it is made current. A
+    /// One read transaction of the store feeds every shard, so the index is one snapshot with its cursor. Shard
+    /// K gets the K-th consecutive run of the store's rows and the merge joins the shards in that order, so the
+    /// index's document order (which breaks ties in search results) is the store's, whatever the shard count
+    /// and whichever builder is faster. No fsync while building: the generation is flushed to disk once, complete, before it is made current. A
     /// failure or a kill leaves the current index as it was; the half-built directories go at the next write.
     func rebuildHoldingLock(reason: String, options: RebuildOptions = RebuildOptions()) throws(IndexerError) -> Report {
         var report = Report()
@@ -46,16 +48,9 @@ extension StoreIndexer {
             do {
                 cursor = try store.read { reader -> Int64 in
                     let cursor = try reader.lastChangeSequence()
-                    var chunk: [SearchableItem] = []
-                    chunk.reserveCapacity(Self.rebuildChunk)
-                    try mapping.forEachDocument(in: reader) { document in
-                        chunk.append(document)
-                        if chunk.count == Self.rebuildChunk {
-                            try build.add(chunk)
-                            chunk.removeAll(keepingCapacity: true)
-                        }
+                    try mapping.forEachDocument(in: reader, runs: shardPaths.count, batch: Self.rebuildChunk) { run, chunk in
+                        try build.add(chunk, to: run)
                     }
-                    if !chunk.isEmpty { try build.add(chunk) }
                     return cursor
                 }
             } catch {
@@ -75,9 +70,9 @@ extension StoreIndexer {
     }
 }
 
-/// Shard builders, each on its own thread with its own ``SearchableIndex``, taking chunks of documents from a
-/// bounded queue that the store reader fills: reading never runs far ahead, and a failed builder stops the
-/// reader at its next hand-over.
+/// Shard builders, each on its own thread with its own ``SearchableIndex``, each taking chunks of documents from
+/// its own bounded queue that the store reader fills: reading never runs far ahead, and a failed builder stops
+/// the reader at its next hand-over.
 final class ShardedBuild: @unchecked Sendable {
     struct Outcome {
         var documents = 0
@@ -86,7 +81,7 @@ final class ShardedBuild: @unchecked Sendable {
 
     private let condition = NSCondition()
     // Guarded by `condition`:
-    private var queue: [[SearchableItem]] = []
+    private var queues: [[[SearchableItem]]]
     private var readerDone = false
     private var clientState: String?
     private var failure: (any Error)?
@@ -97,21 +92,22 @@ final class ShardedBuild: @unchecked Sendable {
 
     init(paths: [String], metadata: [String: String]) {
         running = paths.count
-        capacity = 4 * paths.count
-        for path in paths {
-            let thread = Thread { [self] in build(path: path, metadata: metadata) }
+        queues = Array(repeating: [], count: paths.count)
+        capacity = 4
+        for (shard, path) in paths.enumerated() {
+            let thread = Thread { [self] in build(shard: shard, path: path, metadata: metadata) }
             thread.name = "spotlite rebuild"
             thread.start()
         }
     }
 
-    /// Hands a chunk to the builders, waiting while the queue is full. Throws the first builder's failure.
-    func add(_ chunk: [SearchableItem]) throws {
+    /// Hands a chunk to the builder of `shard`, waiting while its queue is full. Throws the first builder's failure.
+    func add(_ chunk: [SearchableItem], to shard: Int) throws {
         condition.lock()
         defer { condition.unlock() }
-        while queue.count >= capacity && failure == nil { condition.wait() }
+        while queues[shard].count >= capacity && failure == nil { condition.wait() }
         if let failure { throw failure }
-        queue.append(chunk)
+        queues[shard].append(chunk)
         condition.broadcast()
     }
 
@@ -130,23 +126,23 @@ final class ShardedBuild: @unchecked Sendable {
         return outcome
     }
 
-    /// The next chunk, or nil when the reader is done and the queue empty (or the build failed).
-    private func next() -> [SearchableItem]? {
+    /// The next chunk of `shard`, or nil when the reader is done and the queue empty (or the build failed).
+    private func next(for shard: Int) -> [SearchableItem]? {
         condition.lock()
         defer { condition.unlock() }
-        while queue.isEmpty && !readerDone && failure == nil { condition.wait() }
-        guard failure == nil, !queue.isEmpty else { return nil }
-        let chunk = queue.removeFirst()
+        while queues[shard].isEmpty && !readerDone && failure == nil { condition.wait() }
+        guard failure == nil, !queues[shard].isEmpty else { return nil }
+        let chunk = queues[shard].removeFirst()
         condition.broadcast()
         return chunk
     }
 
-    private func build(path: String, metadata: [String: String]) {
+    private func build(shard: Int, path: String, metadata: [String: String]) {
         var written = 0
         var skipped: [(uri: String, reason: String)] = []
         do {
             let index = try SearchableIndex(path: path, durable: false, bulkLoad: true)
-            while let chunk = next() {
+            while let chunk = next(for: shard) {
                 try index.indexSearchableItems(chunk) { item, error in
                     skipped.append((item.uniqueIdentifier, error.message))
                 }

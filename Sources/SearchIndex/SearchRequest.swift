@@ -13,7 +13,8 @@ public enum SearchSort: String, CaseIterable, Sendable {
     /// Title A→Z (case-insensitive).
     case title
 
-    /// Value keys of this order; every order ends with the unique identifier, so ties always break the same way.
+    /// Value keys of this order. What they leave tied goes in index order, latest added first (reversed with
+    /// the rest): see ``SearchReader/search(_:_:)``.
     func keys(reversed: Bool) -> [MatchOptions.SortKey] {
         var keys: [MatchOptions.SortKey]
         switch self {
@@ -24,7 +25,6 @@ public enum SearchSort: String, CaseIterable, Sendable {
             keys = [.init(slot: ValueSlot.priority, descending: true), .init(slot: ValueSlot.created, descending: true)]
         case .title: keys = [.init(slot: ValueSlot.titleSortKey)]
         }
-        keys.append(.init(slot: ValueSlot.uniqueIdentifier))
         if reversed { keys = keys.map { .init(slot: $0.slot, descending: !$0.descending) } }
         return keys
     }

@@ -39,8 +39,7 @@ public enum ValueSlot {
     public static let domain: UInt32 = 5
     /// The status word (`open`, `completed`, `closed`), for status facets.
     public static let status: UInt32 = 6
-    /// The unique identifier, the last sort key: ties in any order break the same way every time. Hits read
-    /// their identifier from here (documents carry no data).
+    /// The unique identifier: hits read it from here (documents carry no data).
     public static let uniqueIdentifier: UInt32 = 7
 }
 

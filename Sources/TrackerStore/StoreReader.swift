@@ -67,6 +67,39 @@ public struct StoreReader {
         while let item = try cursor.next() { try body(item) }
     }
 
+    /// Every item in insertion order, cut into `runs` consecutive runs of about equal length that are read side
+    /// by side: `body` gets up to `batch` items of run 0, then of run 1, and so on round, each run in order.
+    /// For builders that each take one run and whose results are joined in run order.
+    public func forEachItem(inRuns runs: Int, batch: Int, _ body: (_ run: Int, _ items: [Item]) throws -> Void) throws {
+        let count = try itemCount()
+        let runs = max(1, min(runs, count))
+        // Run k starts at the rowid of the (k·count/runs)-th item.
+        var starts: [Int64] = [Int64.min]
+        for run in 1..<max(1, runs) {
+            starts.append(try Int64.fetchOne(
+                db, sql: "SELECT rowid FROM items ORDER BY rowid LIMIT 1 OFFSET ?", arguments: [run * count / runs]) ?? .max)
+        }
+        var cursors = try starts.indices.map { run in
+            run + 1 < starts.count
+                ? try Item.fetchCursor(
+                    db, sql: "SELECT \(Item.columns) FROM items WHERE rowid >= ? AND rowid < ? ORDER BY rowid",
+                    arguments: [starts[run], starts[run + 1]])
+                : try Item.fetchCursor(
+                    db, sql: "SELECT \(Item.columns) FROM items WHERE rowid >= ? ORDER BY rowid", arguments: [starts[run]])
+        }
+        var open = Array(cursors.indices)
+        var items: [Item] = []
+        items.reserveCapacity(batch)
+        while !open.isEmpty {
+            for run in open {
+                while items.count < batch, let item = try cursors[run].next() { items.append(item) }
+                if items.count < batch { open.removeAll { $0 == run } }
+                if !items.isEmpty { try body(run, items) }
+                items.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
     public func projectCount() throws -> Int {
         try Int.fetchOne(db, sql: "SELECT count(*) FROM projects") ?? 0
     }

@@ -17,6 +17,9 @@ public struct MatchOptions: Sendable {
     /// Value keys, most significant first. With ``relevanceFirst`` they only break ties in relevance.
     public var sortKeys: [SortKey] = []
     public var relevanceFirst = true
+    /// Whether documents that relevance and ``sortKeys`` leave tied come highest docid (latest added) first;
+    /// otherwise lowest first.
+    public var docidsDescending = false
     /// Value slots whose values are counted over all matches.
     public var facetSlots: [UInt32] = []
     /// Examine at least this many matches (the document count makes totals and facets exact).
@@ -116,7 +119,7 @@ extension Database {
                 var raw = cxapian_enquire_options(
                     first: UInt32(clamping: options.offset), max_items: UInt32(clamping: options.limit),
                     sort_keys: keyBuffer.baseAddress, sort_key_count: keyBuffer.count,
-                    by_relevance_first: options.relevanceFirst,
+                    by_relevance_first: options.relevanceFirst, docids_descending: options.docidsDescending,
                     facet_slots: slotBuffer.baseAddress, facet_slot_count: slotBuffer.count,
                     check_at_least: UInt32(clamping: options.checkAtLeast))
                 try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }

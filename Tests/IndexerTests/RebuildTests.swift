@@ -26,12 +26,11 @@ import TrackerStore
         return indexer
     }
 
-    /// Every hit, in an order that does not depend on docids (modification time, then URI).
+    /// Every hit, best first; equal scores in index order.
     func everyHit(_ indexer: StoreIndexer, _ query: String) throws -> [String] {
         var options = SearchOptions()
         options.snippets = false
         options.request.limit = 20_000
-        options.request.sort = .modified
         return try indexer.search(query, options: options).hits.map(\.uri.description)
     }
 
@@ -56,6 +55,47 @@ import TrackerStore
         #expect(suggestion == "upstream")
         #expect(suggestion == (try single.search("upstrem").suggestion))
         #expect(try sharded.verify().isClean)
+    }
+
+    /// Equal scores come in index order, so a rebuild must give the same order whatever the shard count and
+    /// whichever builder runs faster: the store's order, latest first in results.
+    @Test func theIndexOrderIsTheStoresWhateverTheShardCount() throws {
+        var inserted: [String] = []
+        try store.read { reader in try reader.forEachItem { inserted.append($0.id) } }
+        let single = try rebuilt("single", .singleWriter)
+        let latestFirst = try everyHit(single, "kind:item")
+        #expect(latestFirst.compactMap { try? TrackerURI(parsing: $0).entityID } == inserted.reversed())
+        for shards in [2, 3, 4] {
+            let sharded = try rebuilt("sharded-\(shards)", .init(shards: shards))
+            #expect(try everyHit(sharded, "kind:item") == latestFirst, "\(shards) shards")
+            #expect(try everyHit(sharded, "package") == (try everyHit(single, "package")), "\(shards) shards")
+        }
+    }
+
+    /// An index kept up by catch-ups appends new rows in the order they were added, so it orders ties as a
+    /// rebuild of the same store does; edits keep an item's place.
+    @Test func catchUpsKeepTheOrderARebuildGives() throws {
+        let live = try TrackerStore.create(at: directory.file("live.sqlite"))
+        let project = try live.addProject(title: "Kitchen")
+        let kept = StoreIndexer(store: live, indexPath: directory.file("kept"))
+        try kept.catchUp()
+        var items: [Item] = []
+        for batch in 0..<4 {
+            for number in 0..<5 { items.append(try live.addItem(projectID: project.id, title: "tile \(batch) \(number)")) }
+            try kept.catchUp()
+        }
+        var changes = ItemChanges()
+        changes.detail = "grout"
+        try live.updateItem(id: items[3].id, changes)
+        try live.deleteItem(id: items[7].id)
+        try kept.catchUp()
+
+        let rebuilt = StoreIndexer(store: live, indexPath: directory.file("rebuilt"))
+        try rebuilt.rebuild(options: .init(shards: 2))
+        let order = try everyHit(kept, "kind:item")
+        #expect(order.count == 19)
+        #expect(order == (try everyHit(rebuilt, "kind:item")))
+        #expect(try everyHit(kept, "tile") == (try everyHit(rebuilt, "tile")))
     }
 
     @Test func theMergedIndexIsOneCompactedGenerationThatLaterChangesUpdate() throws {

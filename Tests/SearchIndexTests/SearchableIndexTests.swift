@@ -40,23 +40,25 @@ import TestSupport
         #expect(try SearchReader(path: path).documentCount() == 0)
     }
 
-    /// Equal scores are ordered by unique identifier on every page, whatever order the documents were added in
-    /// (Xapian's docids) and wherever a run of equal scores meets a page's edge.
-    @Test func tiesInRelevanceBreakByIdentifierOnEveryPage() throws {
+    /// Equal scores come in index order, the document first added last first, on every page and wherever a run
+    /// of equal scores meets a page's edge; replacing a document keeps its place; `reverse` flips ties too.
+    @Test func tiesBreakByIndexOrderLatestFirstOnEveryPage() throws {
         let index = try SearchableIndex(path: path)
-        // Added in descending identifier order; five groups of four identical documents, plus filler.
-        var items: [SearchableItem] = []
-        for number in (0..<20).reversed() {
+        // Added in a scrambled identifier order; five groups of four identical documents.
+        let added = (0..<20).map { ($0 * 7) % 20 }
+        func item(_ number: Int, title: String = "pipe") -> SearchableItem {
             let words = Array(repeating: "leak", count: 1 + number % 5).joined(separator: " ")
-            items.append(Self.item(String(format: "id-%02d", number), title: "pipe", detail: words + " under the sink"))
+            return Self.item(String(format: "id-%02d", number), title: title, detail: words + " under the sink")
         }
-        try index.indexSearchableItems(items)
+        try index.indexSearchableItems(added.map { item($0) })
+        let position = Dictionary(uniqueKeysWithValues: added.enumerated().map { (String(format: "id-%02d", $1), $0) })
         let reader = try SearchReader(path: path)
         let query = try SearchQueryParser().parse("leak")
         let all = try reader.search(query, SearchRequest(limit: 100)).hits
         #expect(all.count == 20)
         for (earlier, later) in zip(all, all.dropFirst()) {
-            #expect(earlier.score > later.score || (earlier.score == later.score && earlier.uniqueIdentifier < later.uniqueIdentifier))
+            #expect(earlier.score > later.score
+                || (earlier.score == later.score && position[earlier.uniqueIdentifier]! > position[later.uniqueIdentifier]!))
         }
         for offset in 0..<20 {
             for limit in [1, 2, 3, 5, 7] {
@@ -64,9 +66,18 @@ import TestSupport
                 #expect(page == Array(all.dropFirst(offset).prefix(limit)), "offset \(offset), limit \(limit)")
             }
         }
-        // Filters alone score zero: the whole order is the identifiers'.
-        let filtered = try reader.search(try SearchQueryParser().parse("kind:item"), SearchRequest(offset: 3, limit: 4))
-        #expect(filtered.hits.map(\.uniqueIdentifier) == ["id-03", "id-04", "id-05", "id-06"])
+        // Filters alone score zero: the whole order is the index's, latest first, or first first reversed.
+        let latestFirst = added.reversed().map { String(format: "id-%02d", $0) }
+        let filter = try SearchQueryParser().parse("kind:item")
+        #expect(try reader.search(filter, SearchRequest(offset: 3, limit: 4)).hits.map(\.uniqueIdentifier)
+            == Array(latestFirst[3..<7]))
+        #expect(try reader.search(filter, SearchRequest(limit: 20, sort: .created, reverse: true)).hits.map(\.uniqueIdentifier)
+            == latestFirst.reversed())
+
+        // A replaced document keeps its place among its equals.
+        try index.indexSearchableItems([item(added[0], title: "pipe again")])
+        try reader.reopen()
+        #expect(try reader.search(filter, SearchRequest(limit: 20)).hits.map(\.uniqueIdentifier) == latestFirst)
     }
 
     @Test func aBatchAndItsClientStateCommitTogetherOrNotAtAll() throws {

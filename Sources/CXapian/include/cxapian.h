@@ -279,6 +279,8 @@ typedef struct {
     const cxapian_sort_key *sort_keys;
     size_t sort_key_count;
     bool by_relevance_first;
+    /** Whether what relevance and the keys leave tied comes highest docid (latest added) first. */
+    bool docids_descending;
     /** Value slots to count over all matches (facets). */
     const uint32_t *facet_slots;
     size_t facet_slot_count;
