@@ -1,12 +1,15 @@
 import GRDB
 
+// Rows are decoded by position, in the order of `columns` (also the tables' own column order, so `SELECT *`
+// works too): looking columns up by name was most of the cost of resolving a page of search hits.
+
 extension Project: FetchableRecord {
     static let columns = "id, title, detail, color, closed, created_at, modified_at"
 
     public init(row: Row) {
         self.init(
-            id: row["id"], title: row["title"], detail: row["detail"], color: row["color"],
-            isClosed: row["closed"], createdAt: row["created_at"], modifiedAt: row["modified_at"])
+            id: row[0], title: row[1], detail: row[2], color: row[3], isClosed: row[4], createdAt: row[5],
+            modifiedAt: row[6])
     }
 }
 
@@ -15,8 +18,7 @@ extension Item: FetchableRecord {
 
     public init(row: Row) {
         self.init(
-            id: row["id"], projectID: row["project_id"], title: row["title"], detail: row["detail"],
-            priority: row["priority"], isCompleted: row["completed"], createdAt: row["created_at"],
-            modifiedAt: row["modified_at"])
+            id: row[0], projectID: row[1], title: row[2], detail: row[3], priority: row[4], isCompleted: row[5],
+            createdAt: row[6], modifiedAt: row[7])
     }
 }
