@@ -31,6 +31,10 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses a canonical URI, or throws ``StoreError/Code-swift.struct/invalidInput`` saying exactly what is wrong.
     public init(parsing text: String) throws(StoreError) {
+        if let uri = Self.canonical(text) {
+            self = uri
+            return
+        }
         func fail(_ reason: String) -> StoreError {
             StoreError(.invalidInput, "malformed URI '\(text)': \(reason)")
         }
@@ -57,6 +61,43 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
         if let problem = Self.uuidProblem(parts[0]) { throw fail("the store id \(problem)") }
         if let problem = Self.uuidProblem(parts[2]) { throw fail("the \(kind.rawValue) id \(problem)") }
         self.init(storeID: String(parts[0]), kind: kind, entityID: String(parts[2]))
+    }
+
+    /// The URI if `text` is canonical, else nil: one pass over the bytes, as every search hit is parsed. The
+    /// checks below then say what is wrong with any other text.
+    static func canonical(_ text: String) -> TrackerURI? {
+        var text = text
+        return text.withUTF8 { bytes -> TrackerURI? in
+            let prefix = "tracker://".utf8
+            let kindStart = prefix.count + 37
+            guard bytes.count > kindStart + 37, bytes.starts(with: prefix), isUUID(bytes, at: prefix.count),
+                bytes[kindStart - 1] == UInt8(ascii: "/"), bytes[bytes.count - 37] == UInt8(ascii: "/"),
+                isUUID(bytes, at: bytes.count - 36)
+            else { return nil }
+            let kindBytes = UnsafeBufferPointer(rebasing: bytes[kindStart..<(bytes.count - 37)])
+            guard let kind = Kind.allCases.first(where: { kindBytes.elementsEqual($0.rawValue.utf8) }) else { return nil }
+            func string(_ range: Range<Int>) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            }
+            return TrackerURI(
+                storeID: string(prefix.count..<(prefix.count + 36)), kind: kind,
+                entityID: string((bytes.count - 36)..<bytes.count))
+        }
+    }
+
+    /// Whether the 36 bytes at `start` are a canonical UUID.
+    private static func isUUID(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        for index in 0..<36 {
+            let byte = bytes[start + index]
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                if byte != UInt8(ascii: "-") { return false }
+            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            {
+                return false
+            }
+        }
+        return true
     }
 
     /// Whether `text` is a canonical (lowercase, hyphenated, 36-character) UUID.
