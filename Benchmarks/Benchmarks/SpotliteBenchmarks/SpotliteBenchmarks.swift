@@ -227,46 +227,6 @@ final class FreshnessRig: @unchecked Sendable {
 
 // MARK: - Search
 
-/// The query kinds of the search suite, in Spotlite's syntax and as the FTS5 and raw Xapian baselines
-/// express them (nil: the baseline has no equivalent worth timing).
-struct QueryKind: Sendable {
-    var name: String
-    var spotlite: @Sendable (QueryWords) -> String
-    var sort: SearchSort = .relevance
-    var fts5: (@Sendable (QueryWords) -> (match: String, extra: String, order: String?))?
-    var xapian: (@Sendable (QueryWords) -> String)?
-}
-
-/// Words of the synthetic vocabulary for one query: a frequent and a mid-frequency one, and a phrase
-/// taken from a real title.
-struct QueryWords: Sendable {
-    var common: String
-    var middle: String
-    var phrase: String
-}
-
-let queryKinds: [QueryKind] = [
-    QueryKind(name: "word", spotlite: { $0.middle }, fts5: { ($0.middle, "", nil) }, xapian: { $0.middle }),
-    QueryKind(
-        name: "two-word AND", spotlite: { "\($0.common) \($0.middle)" },
-        fts5: { ("\($0.common) \($0.middle)", "", nil) }, xapian: { "\($0.common) \($0.middle)" }),
-    QueryKind(
-        name: "OR", spotlite: { "\($0.common) OR \($0.middle)" }, fts5: { ("\($0.common) OR \($0.middle)", "", nil) },
-        xapian: { "\($0.common) OR \($0.middle)" }),
-    QueryKind(
-        name: "phrase", spotlite: { "\"\($0.phrase)\"" }, fts5: { ("\"\($0.phrase)\"", "", nil) },
-        xapian: { "\"\($0.phrase)\"" }),
-    QueryKind(
-        name: "filtered", spotlite: { "\($0.middle) priority:3 is:open" },
-        fts5: { ($0.middle, "AND items.priority = 3 AND items.completed = 0", nil) }),
-    QueryKind(
-        name: "date-ranged", spotlite: { "\($0.middle) created:2022-01-01..2022-12-31" },
-        fts5: { ($0.middle, "AND items.created_at BETWEEN '2022-01-01' AND '2022-12-31T23:59:59Z'", nil) }),
-    QueryKind(
-        name: "sorted by modified", spotlite: { $0.common }, sort: .modified,
-        fts5: { ($0.common, "", "items.modified_at DESC") }),
-]
-
 /// Top-20 with resolution (each hit read back from the store), snippets off, through a ``SearchSession`` (the
 /// index kept open, as an app would); the one-shot `StoreIndexer.search` (opens the index each time, as the
 /// `spotlite search` command does) alongside. FTS5 joins back to `items`; raw Xapian returns the URIs from
@@ -277,7 +237,7 @@ func searchBenchmarks() {
     let xapianTime = metric("raw Xapian µs")
     let versusFTS5 = metric("Spotlite/FTS5 %")
     let versusXapian = metric("Spotlite/Xapian %")
-    for kind in queryKinds {
+    for kind in QueryKind.all {
         var metrics: [BenchmarkMetric] = [.wallClock, oneShot]
         if kind.fts5 != nil { metrics += [fts5Time, versusFTS5] }
         if kind.xapian != nil { metrics += [xapianTime, versusXapian] }
@@ -325,8 +285,7 @@ final class SearchRig: @unchecked Sendable {
     let session: SearchSession
     let fts5: FTS5
     let raw: RawXapian.Searcher
-    let phrases: [String]
-    var counter = 0
+    var words: QueryWordSource
 
     static func start() throws { current = try SearchRig() }
 
@@ -342,24 +301,13 @@ final class SearchRig: @unchecked Sendable {
             try RawXapian.build(store: store, at: rawPath)
         }
         raw = try RawXapian.Searcher(path: rawPath)
-        var titles: [String] = []
-        try store.read { reader in
-            try reader.forEachItem { item in
-                if titles.count < 200 { titles.append(item.title) }
-            }
-        }
-        phrases = titles.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+        words = try QueryWordSource(store: store)
     }
 
     deinit { try? fts5.drop() }
 
     /// Words for the next query.
-    func nextWords() -> QueryWords {
-        counter += 1
-        return QueryWords(
-            common: SyntheticCorpus.commonWord(counter), middle: SyntheticCorpus.middleWord(counter),
-            phrase: phrases[counter % phrases.count])
-    }
+    func nextWords() -> QueryWords { words.next() }
 }
 
 // MARK: - Helpers

@@ -4,7 +4,9 @@ import Indexer
 
 // One job per run, for profilers (valgrind --tool=callgrind) and quick timings:
 //   swift run -c release profile spotlite|single|xapian|fts5 [items]   one rebuild of the synthetic corpus
-//   swift run -c release profile search [items] [searches]             word searches through a SearchSession
+//   swift run -c release profile search [items] [searches] [kind]      searches through a SearchSession
+// kind: one of the search benchmarks' query kinds by name (word, two-word AND, OR, phrase, filtered, date-ranged,
+// sorted by modified), or its first word; word by default.
 // spotlite: the default rebuild (a shard per core, merged by compaction); single: one writer, not compacted.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let which = arguments.first ?? "spotlite"
@@ -14,16 +16,26 @@ let store = try fixture.openStore()
 
 if which == "search" {
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 1_000 : 1_000
+    let name = arguments.count > 3 ? arguments[3] : "word"
+    guard let kind = QueryKind.all.first(where: { $0.name == name || $0.name.hasPrefix(name + " ") }) else {
+        print("profile: no query kind '\(name)'; kinds: \(QueryKind.all.map(\.name).joined(separator: ", "))")
+        exit(2)
+    }
     let session = SearchSession(StoreIndexer(store: store, indexPath: fixture.indexPath))
     var options = SearchOptions()
     options.snippets = false
+    options.request.sort = kind.sort
+    var words = try QueryWordSource(store: store)
     var found = 0
-    let elapsed = try milliseconds {
-        for number in 0..<count {
-            found += try session.search(SyntheticCorpus.middleWord(number), options: options).hits.count
-        }
+    var times: [Double] = []
+    for _ in 0..<count {
+        let text = kind.spotlite(words.next())
+        times.append(try milliseconds { found += try session.search(text, options: options).hits.count } * 1_000)
     }
-    print("\(count) searches: \(String(format: "%.0f", elapsed * 1_000 / Double(count))) µs each, \(found) hits")
+    times.sort()
+    let mean = times.reduce(0, +) / Double(count)
+    print(String(format: "%d %@ searches: mean %.0f µs, p50 %.0f, p99 %.0f; %d hits", count, kind.name, mean,
+                 times[count / 2], times[count * 99 / 100], found))
     exit(0)
 }
 
