@@ -87,17 +87,7 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether the 36 bytes at `start` are a canonical UUID.
     private static func isUUID(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
-        for index in 0..<36 {
-            let byte = bytes[start + index]
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                if byte != UInt8(ascii: "-") { return false }
-            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            {
-                return false
-            }
-        }
-        return true
+        uuidFault(UnsafeBufferPointer(rebasing: bytes[start..<(start + 36)])) == nil
     }
 
     /// Whether `text` is a canonical (lowercase, hyphenated, 36-character) UUID.
@@ -105,20 +95,35 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
 
     /// Why `text` is not a canonical UUID, or nil if it is.
     static func uuidProblem<S: StringProtocol>(_ text: S) -> String? {
-        if text.isEmpty { return "is empty" }
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else {
-            return "'\(text)' is not a UUID (expected 36 characters like 123e4567-e89b-42d3-a456-426614174000)"
+        switch uuidFault(Array(text.utf8)) {
+        case nil: return nil
+        case .empty: return "is empty"
+        case .length: return "'\(text)' is not a UUID (expected 36 characters like 123e4567-e89b-42d3-a456-426614174000)"
+        case .dash(let position): return "'\(text)' is not a UUID (a '-' belongs at position \(position))"
+        case .uppercase: return "'\(text)' must be lowercase"
+        case .notHex(let position): return "'\(text)' is not a UUID (character \(position) is not a hex digit)"
         }
+    }
+
+    /// The first thing that keeps `bytes` from being a canonical UUID (positions count from 1), or nil.
+    private enum UUIDFault {
+        case empty, length, uppercase
+        case dash(position: Int)
+        case notHex(position: Int)
+    }
+
+    private static func uuidFault<C: RandomAccessCollection>(_ bytes: C) -> UUIDFault? where C.Element == UInt8 {
+        if bytes.isEmpty { return .empty }
+        guard bytes.count == 36 else { return .length }
         for (index, byte) in bytes.enumerated() {
             if index == 8 || index == 13 || index == 18 || index == 23 {
-                if byte != UInt8(ascii: "-") { return "'\(text)' is not a UUID (a '-' belongs at position \(index + 1))" }
+                if byte != UInt8(ascii: "-") { return .dash(position: index + 1) }
             } else if (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) {
-                return "'\(text)' must be lowercase"
+                return .uppercase
             } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
             {
-                return "'\(text)' is not a UUID (character \(index + 1) is not a hex digit)"
+                return .notHex(position: index + 1)
             }
         }
         return nil
