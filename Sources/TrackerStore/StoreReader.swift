@@ -63,23 +63,26 @@ public struct StoreReader {
 
     /// Calls `body` for every item, in insertion order, without loading them all at once.
     public func forEachItem(_ body: (Item) throws -> Void) throws {
-        let cursor = try Item.fetchCursor(db, sql: "SELECT \(Item.columns) FROM items ORDER BY rowid")
-        while let item = try cursor.next() { try body(item) }
+        try forEachItem(inRuns: 1, batch: 500) { _, items in
+            for item in items { try body(item) }
+        }
     }
 
     /// Every item in insertion order, cut into `runs` consecutive runs of about equal length that are read side
     /// by side: `body` gets up to `batch` items of run 0, then of run 1, and so on round, each run in order.
     /// For builders that each take one run and whose results are joined in run order.
     public func forEachItem(inRuns runs: Int, batch: Int, _ body: (_ run: Int, _ items: [Item]) throws -> Void) throws {
-        let count = try itemCount()
-        let runs = max(1, min(runs, count))
-        // Run k starts at the rowid of the (k·count/runs)-th item.
+        // Run k starts at the rowid of the (k·count/runs)-th item; one run needs no count.
         var starts: [Int64] = [Int64.min]
-        for run in 1..<max(1, runs) {
-            starts.append(try Int64.fetchOne(
-                db, sql: "SELECT rowid FROM items ORDER BY rowid LIMIT 1 OFFSET ?", arguments: [run * count / runs]) ?? .max)
+        if runs > 1 {
+            let count = try itemCount()
+            let runs = min(runs, max(1, count))
+            for run in 1..<runs {
+                starts.append(try Int64.fetchOne(
+                    db, sql: "SELECT rowid FROM items ORDER BY rowid LIMIT 1 OFFSET ?", arguments: [run * count / runs]) ?? .max)
+            }
         }
-        var cursors = try starts.indices.map { run in
+        let cursors = try starts.indices.map { run in
             run + 1 < starts.count
                 ? try Item.fetchCursor(
                     db, sql: "SELECT \(Item.columns) FROM items WHERE rowid >= ? AND rowid < ? ORDER BY rowid",
