@@ -88,12 +88,12 @@ final class ShardedBuild: @unchecked Sendable {
     private var running: Int
     private var outcome = Outcome()
 
-    private let capacity: Int
+    /// Chunks a shard's queue holds before the reader waits for its builder.
+    private static let capacity = 4
 
     init(paths: [String], metadata: [String: String]) {
         running = paths.count
         queues = Array(repeating: [], count: paths.count)
-        capacity = 4
         for (shard, path) in paths.enumerated() {
             let thread = Thread { [self] in build(shard: shard, path: path, metadata: metadata) }
             thread.name = "spotlite rebuild"
@@ -105,7 +105,7 @@ final class ShardedBuild: @unchecked Sendable {
     func add(_ chunk: [SearchableItem], to shard: Int) throws {
         condition.lock()
         defer { condition.unlock() }
-        while queues[shard].count >= capacity && failure == nil { condition.wait() }
+        while queues[shard].count >= Self.capacity && failure == nil { condition.wait() }
         if let failure { throw failure }
         queues[shard].append(chunk)
         condition.broadcast()
