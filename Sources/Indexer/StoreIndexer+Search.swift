@@ -167,7 +167,10 @@ extension StoreIndexer {
         var results = try indexer(location.root) { try searcher.search(query, options.request) }
         var suggestion: String?
         var searchedSuggestion = false
+        // A correction may replace only unknown words, so a query whose words are all known skips Xapian's
+        // spelling search (most of the time of a search that finds one or two hits).
         if options.syntax == .spotlite, results.total <= Self.fewHits,
+            try !knowsEveryWord(of: text, searcher),
             let corrected = try parse(text, options: options, reader: searcher, correctSpelling: true).correctedText,
             corrected != text, try correctsOnlyUnknownWords(text, corrected, searcher)
         {
@@ -211,13 +214,34 @@ extension StoreIndexer {
     /// Whether every word the correction replaces is unknown to the index: Xapian also "corrects" real words
     /// towards more frequent neighbours (hose → home), which would only mislead.
     func correctsOnlyUnknownWords(_ text: String, _ corrected: String, _ reader: SearchReader) throws(IndexerError) -> Bool {
-        let original = text.split(whereSeparator: \.isWhitespace)
-        let replacement = corrected.split(whereSeparator: \.isWhitespace)
+        let original = Self.correctableWords(text)
+        let replacement = Self.correctableWords(corrected)
         guard original.count == replacement.count else { return true }
         for (word, correction) in zip(original, replacement) where word != correction {
-            if try indexer(location.root, { try reader.knowsWord(String(word)) }) { return false }
+            if try knows(word, reader) { return false }
         }
         return true
+    }
+
+    /// The words of a query as a spelling correction replaces them: split at white space, with the quotes,
+    /// parentheses and `+`/`-` around a word taken off (`"hose` is the word hose). Xapian's corrected query
+    /// string is the query with words swapped one for one, so the words of both line up.
+    static func correctableWords(_ text: String) -> [Substring] {
+        let isWordCharacter = { (character: Character) in character.isLetter || character.isNumber }
+        return text.split(whereSeparator: \.isWhitespace).compactMap { token in
+            guard let first = token.firstIndex(where: isWordCharacter), let last = token.lastIndex(where: isWordCharacter)
+            else { return nil }
+            return token[first...last]
+        }
+    }
+
+    private func knowsEveryWord(of text: String, _ reader: SearchReader) throws(IndexerError) -> Bool {
+        for word in Self.correctableWords(text) where try !knows(word, reader) { return false }
+        return true
+    }
+
+    private func knows(_ word: Substring, _ reader: SearchReader) throws(IndexerError) -> Bool {
+        try indexer(location.root) { try reader.knowsWord(String(word)) }
     }
 
     /// Longer details are cut to a window before Xapian looks for the best snippet in it: its exhaustive search

@@ -71,6 +71,11 @@ import TestSupport
         let typo = cli("search", "leaknig")
         #expect(typo.status == 1)
         #expect(typo.stderr == "spotlite: did you mean 'leaking'? (add --correct to search it)\n")
+        // Quotes and parentheses around a word do not make it unknown.
+        #expect(cli("search", "\"hose\"").stderr.isEmpty)
+        #expect(cli("search", "(hose)").stderr.isEmpty)
+        let quotedTypo = cli("search", "\"leaknig tap\"")
+        #expect(quotedTypo.stderr == "spotlite: did you mean '\"leaking tap\"'? (add --correct to search it)\n")
     }
 
     @Test func filtersWorkThroughTheCLI() {
