@@ -30,6 +30,14 @@ public struct IndexLocation: Sendable, Equatable {
         return nil
     }
 
+    /// What identifies the stub file now (device, inode, change time), or nil if there is none. A rebuild
+    /// replaces the stub by a rename, so a different value means another generation may be current.
+    func stubIdentity() -> [Int]? {
+        var status = stat()
+        guard stat(stubPath, &status) == 0 else { return nil }
+        return [Int(status.st_dev), Int(status.st_ino), status.st_ctim.tv_sec, status.st_ctim.tv_nsec]
+    }
+
     /// Whether an index exists (a stub naming a generation directory that is there).
     public var exists: Bool {
         guard let generation = currentGeneration() else { return false }

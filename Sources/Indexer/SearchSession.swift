@@ -4,9 +4,9 @@ import SearchIndex
 /// benchmark) rather than the `spotlite search` command's one search per process.
 ///
 /// The index stays open between searches. Each search checks the store's last change against the index's
-/// cursor (one small read of each); only when the store has moved does it reopen the index, catch it up, or
-/// wait for `spotlite watch`, exactly as ``StoreIndexer/search(_:options:)`` does. Results are the same as
-/// that method's for the same index and store.
+/// cursor (one small read of each) and the index's stub (one `stat`, which a rebuild's swap changes); only
+/// when either has moved does it reopen the index, catch it up, or wait for `spotlite watch`, exactly as
+/// ``StoreIndexer/search(_:options:)`` does. Results are the same as that method's for the same index and store.
 ///
 /// ```swift
 /// let session = SearchSession(indexer)
@@ -17,6 +17,10 @@ import SearchIndex
 public final class SearchSession {
     public let indexer: StoreIndexer
     private var reader: SearchReader?
+    /// The stub's identity when `reader` was opened: after a rebuild swaps generations, the reader is replaced
+    /// even if the store has not changed, so that the old generation's files are not kept open (and their
+    /// disk space held) after the rebuild removed them.
+    private var readerStub: [Int]?
 
     public init(_ indexer: StoreIndexer) {
         self.indexer = indexer
@@ -27,7 +31,10 @@ public final class SearchSession {
             // As the one-shot search: a bad query is refused before the index is built or caught up.
             _ = try indexer.parse(text, options: options, reader: nil)
         }
+        let stub = indexer.location.stubIdentity()
+        if stub != readerStub { reader = nil }
         let fresh = try indexer.freshReader(reusing: reader)
+        if fresh.reader !== reader { readerStub = stub }
         reader = fresh.reader
         return try indexer.search(text, options: options, on: fresh)
     }

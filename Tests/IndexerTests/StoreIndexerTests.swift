@@ -219,6 +219,22 @@ import TrackerStore
         try store.addItem(projectID: home.id, title: "Third tap")
         #expect(try session.search("tap").hits.count == 3)
         #expect(try session.search("tap").hits.map(\.uri) == (try indexer.search("tap").hits.map(\.uri)))
+
+        // A rebuild with no store change after it: the session lets go of the generation the rebuild removed.
+        try indexer.rebuild()
+        #expect(try session.search("tap").hits.count == 3)
+        #expect(try Self.openDeletedFiles(under: indexer.location.root).isEmpty)
+    }
+
+    /// Files under `directory` that this process holds open although they were deleted (Linux /proc).
+    static func openDeletedFiles(under directory: String) throws -> [String] {
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        return descriptors.compactMap { name in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
+                target.hasPrefix(directory + "/"), target.hasSuffix(" (deleted)")
+            else { return nil }
+            return target
+        }
     }
 
     @Test func aDamagedIndexIsRebuiltFromTheStore() throws {
