@@ -30,13 +30,9 @@ public struct IndexLocation: Sendable, Equatable {
         return nil
     }
 
-    /// What identifies the stub file now (device, inode, change time), or nil if there is none. A rebuild
-    /// replaces the stub by a rename, so a different value means another generation may be current.
-    func stubIdentity() -> [Int]? {
-        var status = stat()
-        guard stat(stubPath, &status) == 0 else { return nil }
-        return [Int(status.st_dev), Int(status.st_ino), status.st_ctim.tv_sec, status.st_ctim.tv_nsec]
-    }
+    /// Which file the stub is now: a rebuild replaces it by a rename, so a different value means another
+    /// generation may be current.
+    func stubIdentity() -> FileIdentity? { FileIdentity(path: stubPath, includingChangeTime: true) }
 
     /// Whether an index exists (a stub naming a generation directory that is there).
     public var exists: Bool {
@@ -87,5 +83,23 @@ public struct IndexLocation: Sendable, Equatable {
         guard descriptor >= 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path]) }
         defer { close(descriptor) }
         _ = Glibc.fsync(descriptor)
+    }
+}
+
+/// Which file a path names at the moment (device and inode), so that a file put in its place by a rename
+/// differs from the one opened before.
+struct FileIdentity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+    /// The last status change, when asked for: a new file may reuse the inode number of one removed meanwhile.
+    let changed: [Int]?
+
+    /// Nil if nothing is at `path`.
+    init?(path: String, includingChangeTime: Bool = false) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        changed = includingChangeTime ? [status.st_ctim.tv_sec, status.st_ctim.tv_nsec] : nil
     }
 }

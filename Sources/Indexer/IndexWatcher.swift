@@ -37,7 +37,10 @@ public final class IndexWatcher: Sendable {
     /// A batch whose oldest change waited at least this long is reported at info level.
     static let lagWorthReporting: Int64 = 2
 
-    let indexer: StoreIndexer
+    /// The store and the index; the store is opened again when a new file takes its path (``run()``).
+    nonisolated(unsafe) private(set) var indexer: StoreIndexer
+    /// The store file being read.
+    nonisolated(unsafe) private var storeFile: FileIdentity?
     let options: Options
     let logger: Logger
     private let notifier: ChangeNotifier
@@ -52,6 +55,7 @@ public final class IndexWatcher: Sendable {
         self.options = options
         self.logger = logger
         lock = try indexer.acquireLock(timeout: lockTimeout, purpose: Self.purpose)
+        storeFile = FileIdentity(path: indexer.store.path)
         do {
             notifier = try ChangeNotifier(storePath: indexer.store.path)
         } catch {
@@ -65,7 +69,7 @@ public final class IndexWatcher: Sendable {
     }
 
     /// Applies changes until ``stop()``; then closes the index (everything applied is committed) and returns.
-    /// Throws only if the index cannot be opened or built at start.
+    /// Throws only if the index cannot be opened or built at start, or if another store's file replaces the store.
     public func run() throws(IndexerError) {
         var index = try openOrRebuild()
         defer { try? index.index.close() }
@@ -78,6 +82,9 @@ public final class IndexWatcher: Sendable {
         var failures = 0
         var prunedThrough = (try? indexer.store.read { try $0.logPrunedThrough() }) ?? 0
         while !notifier.isStopped {
+            if try followReplacedStore() {
+                prunedThrough = (try? indexer.store.read { try $0.logPrunedThrough() }) ?? 0
+            }
             do {
                 try applyPending(&index)
                 // Prune in steps of `logRetention` entries, not a delete per batch.
@@ -113,6 +120,35 @@ public final class IndexWatcher: Sendable {
             }
         }
         logger.info("stopped", metadata: ["cursor": "\(index.cursor)"])
+    }
+
+    /// Opens the store again when its path names another file than the one being read — a restore, a sync tool
+    /// or `mv` put one there by a rename — since the old file would otherwise be watched for ever. The index
+    /// then follows the new file's log, or is rebuilt when that log does not continue its cursor (``run()``'s
+    /// rebuild on a log gap). True if it did. A file that cannot be opened yet is tried again at the next wake.
+    ///
+    /// Throws ``IndexerError/Code-swift.struct/store`` when the new file is another store: this index is
+    /// bound to the old one (and kept where the old one's index goes), so the watch ends.
+    private func followReplacedStore() throws(IndexerError) -> Bool {
+        let path = indexer.store.path
+        guard let file = FileIdentity(path: path), file != storeFile else { return false }
+        let store: TrackerStore
+        do {
+            store = try TrackerStore.open(at: path)
+        } catch {
+            logger.error("the store file was replaced, and the new one cannot be opened (will retry): \(error)")
+            return false
+        }
+        guard store.uuid == indexer.store.uuid else {
+            throw IndexerError(
+                .store,
+                "the store file \(path) was replaced by another store (\(store.uuid)); this index belongs to store "
+                    + "\(indexer.store.uuid): start `spotlite watch` again to index the new one")
+        }
+        logger.notice("the store file was replaced; reading the new one", metadata: ["store": "\(path)"])
+        indexer = StoreIndexer(store: store, indexPath: indexer.location.root)
+        storeFile = file
+        return true
     }
 
     /// The index being written, and the last change applied to it.

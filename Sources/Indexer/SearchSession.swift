@@ -20,7 +20,7 @@ public final class SearchSession {
     /// The stub's identity when `reader` was opened: after a rebuild swaps generations, the reader is replaced
     /// even if the store has not changed, so that the old generation's files are not kept open (and their
     /// disk space held) after the rebuild removed them.
-    private var readerStub: [Int]?
+    private var readerStub: FileIdentity?
 
     public init(_ indexer: StoreIndexer) {
         self.indexer = indexer

@@ -36,6 +36,15 @@ final class RunningWatch {
         return false
     }
 
+    /// Waits for the process to exit on its own and returns its status; nil if it is still running after a
+    /// bound only a hang reaches (it is then killed).
+    func waitForExit() -> Int32? {
+        let bound = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < bound { usleep(5_000) }
+        if process.isRunning { return nil }
+        return process.terminationStatus
+    }
+
     /// Waits until it watches (it has opened or built the index).
     func waitUntilWatching() -> Bool { waitForLog("watching the store for changes") }
 
@@ -91,6 +100,36 @@ extension CLI {
         #expect(cli("verify").status == 0)
         #expect(watch.log.contains("applied a batch"))
         #expect(watch.stop().status == 0)
+    }
+
+    @Test func aStoreFileReplacedByARenameIsFollowedAndAnotherStoresFileEndsTheWatch() throws {
+        let cli = CLI.withSamples()
+        let watch = try RunningWatch(cli)
+        #expect(watch.waitUntilWatching())
+        /// What a restore or a sync tool does: the new file renamed over the store, its old -wal and -shm
+        /// removed first (as SQLite requires of anyone replacing a database file).
+        func replaceStore(with file: String) {
+            for suffix in ["-wal", "-shm"] { unlink(cli.storePath + suffix) }
+            #expect(rename(file, cli.storePath) == 0)
+        }
+
+        let copy = cli.directory.file("copy.sqlite")
+        #expect(cli.sqlite("VACUUM INTO '\(copy)';").status == 0)
+        let project = cli.firstID("SELECT id FROM projects LIMIT 1;")
+        let insert = "INSERT INTO items (project_id, title) VALUES ('\(project)', 'Restored from the copy');"
+        #expect(TestSupport.run(["sqlite3", copy], input: Data(insert.utf8)).status == 0)
+        replaceStore(with: copy)
+        try #require(watch.waitForLog("the store file was replaced; reading the new one"))
+        #expect(cli.waitForWatcher().status == 0)
+        #expect(cli("search", "restored", "--format", "ids").stdoutLines.count == 1)
+        #expect(cli("verify").status == 0)
+
+        // Another store's file in its place: this index is not that store's, so the watch ends and says why.
+        let other = CLI()
+        #expect(other("init").status == 0)
+        replaceStore(with: other.storePath)
+        #expect(watch.waitForExit() == 5)
+        #expect(watch.log.contains("was replaced by another store"))
     }
 
     @Test func oneWatcherPerIndexAndRebuildsRefuseNamingIt() throws {
