@@ -17,7 +17,8 @@ import TrackerStore
 // SPOTLITE_BENCH=short (CI) runs the 10k synthetic corpus only, a few iterations each.
 
 let short = ProcessInfo.processInfo.environment["SPOTLITE_BENCH"] == "short"
-let searchCorpus: Corpus = short ? .synthetic(10_000) : .synthetic(100_000)
+let searchCorpora: [Corpus] = short ? [.synthetic(10_000)] : [.debian, .synthetic(100_000)]
+let freshnessCorpora: [Corpus] = short ? [.synthetic(10_000)] : [.debian, .synthetic(10_000)]
 
 func metric(_ name: String, larger: Bool = false) -> BenchmarkMetric {
     .custom(name, polarity: larger ? .prefersLarger : .prefersSmaller, useScalingFactor: false)
@@ -34,8 +35,8 @@ let benchmarks: @Sendable () -> Void = {
     for corpus in rebuildCorpora { rebuildBenchmark(corpus) }
     importBenchmark(short ? .synthetic(10_000) : .synthetic(100_000))
     catchUpBenchmark()
-    freshnessBenchmark()
-    searchBenchmarks()
+    for corpus in freshnessCorpora { freshnessBenchmark(corpus) }
+    for corpus in searchCorpora { searchBenchmarks(corpus) }
 }
 
 // MARK: - Indexing
@@ -135,72 +136,117 @@ func catchUpBenchmark() {
 // MARK: - Freshness
 
 /// One edit committed to the store → found by a search, through `spotlite watch`'s loop running in this
-/// process; the catch-up path (edit, catch up, search) alongside.
-func freshnessBenchmark() {
+/// process; the catch-up path (edit, catch up, search) alongside. Baselines on a copy of their own: FTS5
+/// (the edit and the full-text update in one commit, by FTS5's external-content triggers, then a search) and
+/// raw Xapian (the document replaced and committed, the reader reopened, a search).
+func freshnessBenchmark(_ corpus: Corpus) {
     let catchUpPath = metric("catch-up path µs")
+    let fts5Time = metric("FTS5 µs")
+    let xapianTime = metric("raw Xapian µs")
+    let versusFTS5 = metric("Spotlite/FTS5 %")
+    let versusXapian = metric("Spotlite/Xapian %")
     Benchmark(
-        "Freshness: edit → searchable via watch (synthetic 10k)",
+        "Freshness: edit → searchable via watch (\(corpus))",
         configuration: .init(
-            metrics: [.wallClock, catchUpPath], timeUnits: .microseconds, warmupIterations: 3,
-            maxDuration: .seconds(30), maxIterations: short ? 50 : 300,
-            setup: { try FreshnessRig.start() }, teardown: { FreshnessRig.stop() })
+            metrics: [.wallClock, catchUpPath, fts5Time, xapianTime, versusFTS5, versusXapian],
+            timeUnits: .microseconds, warmupIterations: 3, maxDuration: .seconds(30), maxIterations: short ? 50 : 300,
+            setup: { try FreshnessRig.start(corpus) }, teardown: { FreshnessRig.stop() })
     ) { benchmark in
         let rig = FreshnessRig.current!
         let word = rig.nextWord()
         benchmark.startMeasurement()
-        try rig.store.updateItem(id: rig.itemID, ItemChanges(title: "edited \(word)"))
-        try rig.waitUntilSearchable(word)
+        let spotlite = try microseconds {
+            try rig.store.updateItem(id: rig.item.id, ItemChanges(title: "edited \(word)"))
+            try rig.waitUntilSearchable(word)
+        }
         benchmark.stopMeasurement()
         // The path without a watcher, on a second copy: edit, catch up, search.
         let other = rig.nextWord()
         let elapsed = try microseconds {
-            try rig.plainStore.updateItem(id: rig.itemID, ItemChanges(title: "edited \(other)"))
+            try rig.plainStore.updateItem(id: rig.item.id, ItemChanges(title: "edited \(other)"))
             try rig.plainIndexer.catchUp()
             let found = try rig.plainIndexer.search(other).total
             precondition(found == 1)
         }
         benchmark.measurement(catchUpPath, Int(elapsed))
+        let fts5Word = rig.nextWord()
+        let fts5 = try microseconds {
+            try rig.baselineStore.updateItem(id: rig.item.id, ItemChanges(title: "edited \(fts5Word)"))
+            let found = try rig.fts5.search(fts5Word).count
+            precondition(found == 1)
+        }
+        benchmark.measurement(fts5Time, Int(fts5))
+        benchmark.measurement(versusFTS5, percent(spotlite, of: fts5))
+        let rawWord = rig.nextWord()
+        var edited = rig.item
+        edited.title = "edited \(rawWord)"
+        let raw = try microseconds {
+            try rig.rawWriter.replace(edited, in: rig.project)
+            try rig.rawSearcher.reopen()
+            let found = try rig.rawSearcher.search(rawWord).count
+            precondition(found == 1)
+        }
+        benchmark.measurement(xapianTime, Int(raw))
+        benchmark.measurement(versusXapian, percent(spotlite, of: raw))
     }
 }
 
-/// A watcher on a scratch copy of the 10k corpus, and a second copy without one.
+/// A watcher on a scratch copy of a corpus, a second copy without one, and a third with the baselines.
 final class FreshnessRig: @unchecked Sendable {
     nonisolated(unsafe) static var current: FreshnessRig?
 
     let fixture: Fixture
     let plainFixture: Fixture
+    let baselineFixture: Fixture
     let store: TrackerStore
     let plainStore: TrackerStore
     let plainIndexer: StoreIndexer
+    let baselineStore: TrackerStore
+    let fts5: FTS5
+    let rawWriter: RawXapian.Writer
+    let rawSearcher: RawXapian.Searcher
     let watcher: IndexWatcher
-    let itemID: String
+    /// The item every iteration edits, and its project.
+    let item: Item
+    let project: Project?
     var counter = 0
     let thread: Thread
 
-    static func start() throws {
-        current = try FreshnessRig()
+    static func start(_ corpus: Corpus) throws {
+        current = try FreshnessRig(corpus)
     }
 
     static func stop() {
         current?.watcher.stop()
         while current?.thread.isFinished == false { usleep(1_000) }
+        try? current?.fts5.drop()
         current?.fixture.remove()
         current?.plainFixture.remove()
+        current?.baselineFixture.remove()
         current = nil
     }
 
-    init() throws {
-        let prepared = try Fixture.prepared(.synthetic(10_000))
+    init(_ corpus: Corpus) throws {
+        let prepared = try Fixture.prepared(corpus)
         fixture = try prepared.scratchCopy()
         plainFixture = try prepared.scratchCopy()
+        baselineFixture = try prepared.scratchCopy()
         store = try fixture.openStore()
         plainStore = try plainFixture.openStore()
         plainIndexer = StoreIndexer(store: plainStore, indexPath: plainFixture.indexPath)
-        itemID = try store.read { reader in
-            var first: String?
-            try reader.forEachItem { if first == nil { first = $0.id } }
-            return first!
+        baselineStore = try baselineFixture.openStore()
+        (item, project) = try store.read { reader in
+            var first: Item?
+            try reader.forEachItem { if first == nil { first = $0 } }
+            return (first!, try reader.allProjects().first { $0.id == first!.projectID })
         }
+        fts5 = try FTS5(storePath: baselineFixture.storePath)
+        try fts5.rebuild()
+        try fts5.followWrites()
+        let rawPath = baselineFixture.directory + "/raw-freshness"
+        try RawXapian.build(store: baselineStore, at: rawPath)
+        rawWriter = try RawXapian.Writer(path: rawPath, storeUUID: baselineStore.uuid)
+        rawSearcher = try RawXapian.Searcher(path: rawPath)
         let logger = Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() })
         let watcher = try IndexWatcher(
             indexer: StoreIndexer(store: store, indexPath: fixture.indexPath), logger: logger, lockTimeout: 10)
@@ -231,7 +277,7 @@ final class FreshnessRig: @unchecked Sendable {
 /// index kept open, as an app would); the one-shot `StoreIndexer.search` (opens the index each time, as the
 /// `spotlite search` command does) alongside. FTS5 joins back to `items`; raw Xapian returns the URIs from
 /// document data.
-func searchBenchmarks() {
+func searchBenchmarks(_ corpus: Corpus) {
     let oneShot = metric("one-shot µs")
     let fts5Time = metric("FTS5 µs")
     let xapianTime = metric("raw Xapian µs")
@@ -242,11 +288,11 @@ func searchBenchmarks() {
         if kind.fts5 != nil { metrics += [fts5Time, versusFTS5] }
         if kind.xapian != nil { metrics += [xapianTime, versusXapian] }
         Benchmark(
-            "Search \(kind.name) (\(searchCorpus))",
+            "Search \(kind.name) (\(corpus))",
             configuration: .init(
                 metrics: metrics, timeUnits: .microseconds, warmupIterations: 10, maxDuration: .seconds(20),
                 maxIterations: short ? 200 : 1_000,
-                setup: { try SearchRig.start() }, teardown: { SearchRig.current = nil })
+                setup: { try SearchRig.start(corpus) }, teardown: { SearchRig.current = nil })
         ) { benchmark in
             let rig = SearchRig.current!
             let words = rig.nextWords()
@@ -287,10 +333,10 @@ final class SearchRig: @unchecked Sendable {
     let raw: RawXapian.Searcher
     var words: QueryWordSource
 
-    static func start() throws { current = try SearchRig() }
+    static func start(_ corpus: Corpus) throws { current = try SearchRig(corpus) }
 
-    init() throws {
-        fixture = try Fixture.prepared(searchCorpus)
+    init(_ corpus: Corpus) throws {
+        fixture = try Fixture.prepared(corpus)
         let store = try fixture.openStore()
         indexer = StoreIndexer(store: store, indexPath: fixture.indexPath)
         session = SearchSession(indexer)
@@ -301,7 +347,11 @@ final class SearchRig: @unchecked Sendable {
             try RawXapian.build(store: store, at: rawPath)
         }
         raw = try RawXapian.Searcher(path: rawPath)
-        words = try QueryWordSource(store: store)
+        if case .synthetic = corpus {
+            words = try QueryWordSource(store: store, synthetic: true)
+        } else {
+            words = try QueryWordSource(store: store, synthetic: false)
+        }
     }
 
     deinit { try? fts5.drop() }

@@ -34,8 +34,7 @@ public struct QueryKind: Sendable {
     ]
 }
 
-/// Words of the synthetic vocabulary for one query: a frequent and a mid-frequency one, and a phrase
-/// taken from a real title.
+/// Words for one query: a frequent and a mid-frequency one, and a phrase taken from a real title.
 public struct QueryWords: Sendable {
     public var common: String
     public var middle: String
@@ -45,23 +44,58 @@ public struct QueryWords: Sendable {
 /// The words of one query after another: each call to ``next()`` moves on.
 public struct QueryWordSource {
     let phrases: [String]
+    /// Frequent and mid-frequency words of a real corpus; nil for the synthetic vocabulary's.
+    let corpusWords: (common: [String], middle: [String])?
     var counter = 0
 
-    /// Phrases are the first two words of the store's first 200 titles.
-    public init(store: TrackerStore) throws {
+    /// Phrases are the first two consecutive plain words (letters and digits, which every query language
+    /// takes as they are) of each of the store's first 200 titles that has them. With `synthetic`, the other words
+    /// come from ``SyntheticCorpus``'s vocabulary; otherwise from the store: the 16 words (letters only, four
+    /// or more) whose share of items is nearest 20 % (common) and nearest 1 % (middle).
+    public init(store: TrackerStore, synthetic: Bool) throws {
         var titles: [String] = []
+        var frequencies: [String: Int] = [:]
+        var items = 0
         try store.read { reader in
             try reader.forEachItem { item in
                 if titles.count < 200 { titles.append(item.title) }
+                guard !synthetic else { return }
+                items += 1
+                let words = (item.title + " " + item.detail).lowercased()
+                    .split(whereSeparator: { !($0.isASCII && $0.isLetter) }).filter { $0.count >= 4 }
+                for word in Set(words) { frequencies[String(word), default: 0] += 1 }
             }
         }
-        phrases = titles.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+        phrases = titles.compactMap(Self.phrase(in:))
+        if synthetic {
+            corpusWords = nil
+        } else {
+            func nearest(_ share: Double) -> [String] {
+                let target = share * Double(items)
+                return frequencies.sorted {
+                    (abs(Double($0.value) - target), $0.key) < (abs(Double($1.value) - target), $1.key)
+                }.prefix(16).map(\.key)
+            }
+            corpusWords = (nearest(0.2), nearest(0.01))
+        }
+    }
+
+    static func phrase(in title: String) -> String? {
+        let words = title.split(separator: " ")
+        let plain = words.map { word in word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+        guard let first = plain.indices.dropLast().first(where: { plain[$0] && plain[$0 + 1] }) else { return nil }
+        return "\(words[first]) \(words[first + 1])"
     }
 
     public mutating func next() -> QueryWords {
         counter += 1
+        guard let (common, middle) = corpusWords else {
+            return QueryWords(
+                common: SyntheticCorpus.commonWord(counter), middle: SyntheticCorpus.middleWord(counter),
+                phrase: phrases[counter % phrases.count])
+        }
         return QueryWords(
-            common: SyntheticCorpus.commonWord(counter), middle: SyntheticCorpus.middleWord(counter),
+            common: common[counter % common.count], middle: middle[(counter * 7) % middle.count],
             phrase: phrases[counter % phrases.count])
     }
 }

@@ -25,7 +25,7 @@ if which == "search" {
     var options = SearchOptions()
     options.snippets = false
     options.request.sort = kind.sort
-    var words = try QueryWordSource(store: store)
+    var words = try QueryWordSource(store: store, synthetic: true)
     var found = 0
     var times: [Double] = []
     for _ in 0..<count {
