@@ -41,6 +41,8 @@ public final class IndexWatcher: Sendable {
     nonisolated(unsafe) private(set) var indexer: StoreIndexer
     /// The store file being read.
     nonisolated(unsafe) private var storeFile: FileIdentity?
+    /// A file at the store's path that could not be opened (its error is logged once, not at every wake).
+    nonisolated(unsafe) private var unopenedFile: FileIdentity?
     let options: Options
     let logger: Logger
     private let notifier: ChangeNotifier
@@ -136,7 +138,10 @@ public final class IndexWatcher: Sendable {
         do {
             store = try TrackerStore.open(at: path)
         } catch {
-            logger.error("the store file was replaced, and the new one cannot be opened (will retry): \(error)")
+            if file != unopenedFile {
+                logger.error("the store file was replaced, and the new one cannot be opened (will retry): \(error)")
+                unopenedFile = file
+            }
             return false
         }
         guard store.uuid == indexer.store.uuid else {

@@ -118,6 +118,15 @@ extension CLI {
         let project = cli.firstID("SELECT id FROM projects LIMIT 1;")
         let insert = "INSERT INTO items (project_id, title) VALUES ('\(project)', 'Restored from the copy');"
         #expect(TestSupport.run(["sqlite3", copy], input: Data(insert.utf8)).status == 0)
+
+        // First a file that is no store: logged once, tried again at each wake, and the watch goes on.
+        let garbage = cli.directory.file("garbage.sqlite")
+        #expect(FileManager.default.createFile(atPath: garbage, contents: Data("not a database".utf8)))
+        replaceStore(with: garbage)
+        try #require(watch.waitForLog("the new one cannot be opened (will retry)"))
+        usleep(2_500_000)  // two idle wakes
+        #expect(watch.log.components(separatedBy: "cannot be opened").count == 2)
+
         replaceStore(with: copy)
         try #require(watch.waitForLog("the store file was replaced; reading the new one"))
         #expect(cli.waitForWatcher().status == 0)
