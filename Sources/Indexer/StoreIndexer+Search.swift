@@ -170,9 +170,9 @@ extension StoreIndexer {
         // A correction may replace only unknown words, so a query whose words are all known skips Xapian's
         // spelling search (most of the time of a search that finds one or two hits).
         if options.syntax == .spotlite, results.total <= Self.fewHits,
-            try !knowsEveryWord(of: text, searcher),
+            let unknown = try unknownWords(of: text, searcher),
             let corrected = try parse(text, options: options, reader: searcher, correctSpelling: true).correctedText,
-            corrected != text, try correctsOnlyUnknownWords(text, corrected, searcher)
+            corrected != text, Self.replacesOnly(unknown, text, corrected)
         {
             let correctedQuery = try parse(corrected, options: options, reader: searcher)
             let correctedResults = try indexer(location.root) { try searcher.search(correctedQuery, options.request) }
@@ -211,16 +211,22 @@ extension StoreIndexer {
             catchUp: fresh.catchUp)
     }
 
-    /// Whether every word the correction replaces is unknown to the index: Xapian also "corrects" real words
-    /// towards more frequent neighbours (hose → home), which would only mislead.
-    func correctsOnlyUnknownWords(_ text: String, _ corrected: String, _ reader: SearchReader) throws(IndexerError) -> Bool {
-        let original = Self.correctableWords(text)
-        let replacement = Self.correctableWords(corrected)
-        guard original.count == replacement.count else { return true }
-        for (word, correction) in zip(original, replacement) where word != correction {
-            if try knows(word, reader) { return false }
+    /// The words of `text` the index does not know (as typed, lowercased), or nil if it knows every one.
+    private func unknownWords(of text: String, _ reader: SearchReader) throws(IndexerError) -> Set<Substring>? {
+        var unknown = Set<Substring>()
+        for word in Self.correctableWords(text) where try !indexer(location.root, { try reader.knowsWord(String(word)) }) {
+            unknown.insert(word)
         }
-        return true
+        return unknown.isEmpty ? nil : unknown
+    }
+
+    /// Whether every word `corrected` replaces in `text` is one of `unknown`: Xapian also "corrects" real
+    /// words towards more frequent neighbours (hose → home), which would only mislead.
+    static func replacesOnly(_ unknown: Set<Substring>, _ text: String, _ corrected: String) -> Bool {
+        let original = correctableWords(text)
+        let replacement = correctableWords(corrected)
+        guard original.count == replacement.count else { return true }
+        return zip(original, replacement).allSatisfy { word, correction in word == correction || unknown.contains(word) }
     }
 
     /// The words of a query as a spelling correction replaces them: split at white space, with the quotes,
@@ -233,15 +239,6 @@ extension StoreIndexer {
             else { return nil }
             return token[first...last]
         }
-    }
-
-    private func knowsEveryWord(of text: String, _ reader: SearchReader) throws(IndexerError) -> Bool {
-        for word in Self.correctableWords(text) where try !knows(word, reader) { return false }
-        return true
-    }
-
-    private func knows(_ word: Substring, _ reader: SearchReader) throws(IndexerError) -> Bool {
-        try indexer(location.root) { try reader.knowsWord(String(word)) }
     }
 
     /// Longer details are cut to a window before Xapian looks for the best snippet in it: its exhaustive search
