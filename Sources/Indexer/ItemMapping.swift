@@ -44,7 +44,7 @@ struct ItemMapping {
     /// Calls `body` with the document of every project, then every item, of one store snapshot, streaming
     /// the items (the whole store is never in memory at once).
     func forEachDocument(in reader: StoreReader, _ body: (SearchableItem) throws -> Void) throws {
-        try forEachDocument(in: reader, runs: 1, batch: 500) { _, documents in
+        try forEachDocument(in: reader, runs: 1, batch: StoreReader.streamBatch) { _, documents in
             for document in documents { try body(document) }
         }
     }
@@ -66,7 +66,9 @@ struct ItemMapping {
         }
         if !documents.isEmpty { try body(0, documents) }
         try reader.forEachItem(inRuns: runs, batch: batch) { run, items in
-            let documents = items.compactMap { item in projects[item.projectID].map { searchableItem(for: item, in: $0) } }
+            let documents = items.compactMap { item in
+                projects[item.projectID].map { searchableItem(for: item, in: $0) }
+            }
             if !documents.isEmpty { try body(run, documents) }
         }
     }

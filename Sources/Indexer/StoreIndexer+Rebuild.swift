@@ -24,16 +24,14 @@ extension StoreIndexer {
         public static let singleWriter = RebuildOptions(shards: 1, compacted: false)
     }
 
-    /// Documents read from the store per hand-over to a builder.
-    static let rebuildChunk = 500
-
     /// Builds a fresh index from the store's rows into a new generation and swaps it in atomically.
     ///
     /// One read transaction of the store feeds every shard, so the index is one snapshot with its cursor. Shard
     /// K gets the K-th consecutive run of the store's rows and the merge joins the shards in that order, so the
     /// index's document order (which breaks ties in search results) is the store's, whatever the shard count
-    /// and whichever builder is faster. No fsync while building: the generation is flushed to disk once, complete, before it is made current. A
-    /// failure or a kill leaves the current index as it was; the half-built directories go at the next write.
+    /// and whichever builder is faster. No fsync while building: the generation is flushed to disk once,
+    /// complete, before it is made current. A failure or a kill leaves the current index as it was; the
+    /// half-built directories go at the next write.
     func rebuildHoldingLock(reason: String, options: RebuildOptions = RebuildOptions()) throws(IndexerError) -> Report {
         var report = Report()
         report.rebuildReason = reason
@@ -48,7 +46,8 @@ extension StoreIndexer {
             do {
                 cursor = try store.read { reader -> Int64 in
                     let cursor = try reader.lastChangeSequence()
-                    try mapping.forEachDocument(in: reader, runs: shardPaths.count, batch: Self.rebuildChunk) { run, chunk in
+                    let runs = shardPaths.count
+                    try mapping.forEachDocument(in: reader, runs: runs, batch: StoreReader.streamBatch) { run, chunk in
                         try build.add(chunk, to: run)
                     }
                     return cursor

@@ -214,8 +214,8 @@ extension StoreIndexer {
     /// The words of `text` the index does not know (as typed, lowercased), or nil if it knows every one.
     private func unknownWords(of text: String, _ reader: SearchReader) throws(IndexerError) -> Set<Substring>? {
         var unknown = Set<Substring>()
-        for word in Self.correctableWords(text) where try !indexer(location.root, { try reader.knowsWord(String(word)) }) {
-            unknown.insert(word)
+        for word in Self.correctableWords(text) {
+            if try !indexer(location.root, { try reader.knowsWord(String(word)) }) { unknown.insert(word) }
         }
         return unknown.isEmpty ? nil : unknown
     }
@@ -226,7 +226,9 @@ extension StoreIndexer {
         let original = correctableWords(text)
         let replacement = correctableWords(corrected)
         guard original.count == replacement.count else { return true }
-        return zip(original, replacement).allSatisfy { word, correction in word == correction || unknown.contains(word) }
+        return zip(original, replacement).allSatisfy { word, correction in
+            word == correction || unknown.contains(word)
+        }
     }
 
     /// The words of a query as a spelling correction replaces them: split at white space, with the quotes,
@@ -235,7 +237,8 @@ extension StoreIndexer {
     static func correctableWords(_ text: String) -> [Substring] {
         let isWordCharacter = { (character: Character) in character.isLetter || character.isNumber }
         return text.split(whereSeparator: \.isWhitespace).compactMap { token in
-            guard let first = token.firstIndex(where: isWordCharacter), let last = token.lastIndex(where: isWordCharacter)
+            guard let first = token.firstIndex(where: isWordCharacter),
+                let last = token.lastIndex(where: isWordCharacter)
             else { return nil }
             return token[first...last]
         }

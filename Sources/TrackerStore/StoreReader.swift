@@ -8,6 +8,9 @@ public struct StoreReader {
 
     /// SQLite's limit on bound parameters is 32,766 here; stay well below it.
     static let chunkSize = 500
+    /// Items a streaming read (``forEachItem(inRuns:batch:_:)``) hands over at a time, unless told otherwise:
+    /// enough to make the hand-over cheap, little memory.
+    public static let streamBatch = 500
 
     public func project(id: String) throws -> Project? {
         try Project.fetchOne(db, sql: "SELECT \(Project.columns) FROM projects WHERE id = ?", arguments: [id])
@@ -19,14 +22,14 @@ public struct StoreReader {
 
     /// The projects with these ids that exist, keyed by id.
     public func projects<S: Sequence>(ids: S) throws -> [String: Project] where S.Element == String {
-        Dictionary(try rows(Project.self, "SELECT \(Project.columns) FROM projects WHERE id IN", ids).map { ($0.id, $0) },
-                   uniquingKeysWith: { first, _ in first })
+        let found = try rows(Project.self, "SELECT \(Project.columns) FROM projects WHERE id IN", ids)
+        return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The items with these ids that exist, keyed by id.
     public func items<S: Sequence>(ids: S) throws -> [String: Item] where S.Element == String {
-        Dictionary(try rows(Item.self, "SELECT \(Item.columns) FROM items WHERE id IN", ids).map { ($0.id, $0) },
-                   uniquingKeysWith: { first, _ in first })
+        let found = try rows(Item.self, "SELECT \(Item.columns) FROM items WHERE id IN", ids)
+        return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Every item of these projects (in insertion order within each 500 projects).
@@ -37,9 +40,9 @@ public struct StoreReader {
     /// The rows `select` (ending in `… IN`) finds for the distinct `values`: one query per 500 values, each
     /// statement cached per number of values — a search resolves its page this way, and preparing the SQL
     /// each time was most of the cost.
-    private func rows<R: FetchableRecord, S: Sequence>(_ type: R.Type, _ select: String, _ values: S, then tail: String = "")
-        throws -> [R] where S.Element == String
-    {
+    private func rows<R: FetchableRecord, S: Sequence>(
+        _ type: R.Type, _ select: String, _ values: S, then tail: String = ""
+    ) throws -> [R] where S.Element == String {
         var result: [R] = []
         for chunk in Array(Set(values)).chunked(Self.chunkSize) {
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
@@ -63,7 +66,7 @@ public struct StoreReader {
 
     /// Calls `body` for every item, in insertion order, without loading them all at once.
     public func forEachItem(_ body: (Item) throws -> Void) throws {
-        try forEachItem(inRuns: 1, batch: 500) { _, items in
+        try forEachItem(inRuns: 1, batch: Self.streamBatch) { _, items in
             for item in items { try body(item) }
         }
     }
@@ -78,8 +81,9 @@ public struct StoreReader {
             let count = try itemCount()
             let runs = min(runs, max(1, count))
             for run in 1..<runs {
-                starts.append(try Int64.fetchOne(
-                    db, sql: "SELECT rowid FROM items ORDER BY rowid LIMIT 1 OFFSET ?", arguments: [run * count / runs]) ?? .max)
+                let start = try Int64.fetchOne(
+                    db, sql: "SELECT rowid FROM items ORDER BY rowid LIMIT 1 OFFSET ?", arguments: [run * count / runs])
+                starts.append(start ?? .max)
             }
         }
         let cursors = try starts.indices.map { run in
@@ -88,7 +92,8 @@ public struct StoreReader {
                     db, sql: "SELECT \(Item.columns) FROM items WHERE rowid >= ? AND rowid < ? ORDER BY rowid",
                     arguments: [starts[run], starts[run + 1]])
                 : try Item.fetchCursor(
-                    db, sql: "SELECT \(Item.columns) FROM items WHERE rowid >= ? ORDER BY rowid", arguments: [starts[run]])
+                    db, sql: "SELECT \(Item.columns) FROM items WHERE rowid >= ? ORDER BY rowid",
+                    arguments: [starts[run]])
         }
         var open = Array(cursors.indices)
         var items: [Item] = []
@@ -123,7 +128,8 @@ public struct StoreReader {
 
     /// How many logged changes come after `sequence`.
     public func changeCount(after sequence: Int64) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM change_log WHERE seq > ?"), arguments: [sequence]) ?? 0
+        let statement = try db.cachedStatement(sql: "SELECT count(*) FROM change_log WHERE seq > ?")
+        return try Int.fetchOne(statement, arguments: [sequence]) ?? 0
     }
 
     /// When the first change after `sequence` was logged (seconds since 1970), or nil if there is none.

@@ -50,7 +50,8 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
         if rest.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
             throw fail("a query or fragment is not allowed")
         }
-        let parts = rest.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
+        let parts = rest.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map { Substring($0) }
         guard parts.count == 3 else {
             if parts.count > 3 && parts.last == "" { throw fail("remove the trailing '/'") }
             throw fail("expected three parts after tracker://: <store-uuid>/<item|project>/<uuid>")
@@ -75,7 +76,9 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
                 isUUID(bytes, at: bytes.count - 36)
             else { return nil }
             let kindBytes = UnsafeBufferPointer(rebasing: bytes[kindStart..<(bytes.count - 37)])
-            guard let kind = Kind.allCases.first(where: { kindBytes.elementsEqual($0.rawValue.utf8) }) else { return nil }
+            guard let kind = Kind.allCases.first(where: { kindBytes.elementsEqual($0.rawValue.utf8) }) else {
+                return nil
+            }
             func string(_ range: Range<Int>) -> String {
                 String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
             }
@@ -98,7 +101,8 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
         switch uuidFault(Array(text.utf8)) {
         case nil: return nil
         case .empty: return "is empty"
-        case .length: return "'\(text)' is not a UUID (expected 36 characters like 123e4567-e89b-42d3-a456-426614174000)"
+        case .length:
+            return "'\(text)' is not a UUID (expected 36 characters like 123e4567-e89b-42d3-a456-426614174000)"
         case .dash(let position): return "'\(text)' is not a UUID (a '-' belongs at position \(position))"
         case .uppercase: return "'\(text)' must be lowercase"
         case .notHex(let position): return "'\(text)' is not a UUID (character \(position) is not a hex digit)"

@@ -49,4 +49,5 @@ let elapsed = try milliseconds {
     default: try StoreIndexer(store: store, indexPath: scratch + "/index").rebuild()
     }
 }
-print("\(which) rebuild of \(items) items: \(String(format: "%.0f", elapsed)) ms, \(String(format: "%.0f", Double(items) / elapsed * 1_000)) items/s")
+print(String(format: "%@ rebuild of %d items: %.0f ms, %.0f items/s", which, items, elapsed,
+             Double(items) / elapsed * 1_000))
