@@ -353,11 +353,8 @@ final class SearchRig: @unchecked Sendable {
             try RawXapian.build(store: store, at: rawPath)
         }
         raw = try RawXapian.Searcher(path: rawPath)
-        if case .synthetic = corpus {
-            words = try QueryWordSource(store: store, synthetic: true)
-        } else {
-            words = try QueryWordSource(store: store, synthetic: false)
-        }
+        let synthetic = if case .synthetic = corpus { true } else { false }
+        words = try QueryWordSource(store: store, synthetic: synthetic)
     }
 
     deinit { try? fts5.drop() }
