@@ -26,23 +26,26 @@ final class RunningWatch {
     /// Waits until the log holds `text`; false if the process exits first (or after a bound only a hang reaches).
     @discardableResult
     func waitForLog(_ text: String, times: Int = 1) -> Bool {
-        let bound = Date().addingTimeInterval(120)
         func found() -> Bool { log.components(separatedBy: text).count - 1 >= times }
-        while Date() < bound {
-            if found() { return true }
-            if !process.isRunning { return found() }
-            usleep(5_000)
-        }
-        return false
+        _ = poll(within: 120) { found() || !process.isRunning }
+        return found()
     }
 
     /// Waits for the process to exit on its own and returns its status; nil if it is still running after a
-    /// bound only a hang reaches (it is then killed).
+    /// bound only a hang reaches (``deinit`` then kills it).
     func waitForExit() -> Int32? {
-        let bound = Date().addingTimeInterval(60)
-        while process.isRunning && Date() < bound { usleep(5_000) }
-        if process.isRunning { return nil }
+        guard poll(within: 60, until: { !process.isRunning }) else { return nil }
         return process.terminationStatus
+    }
+
+    /// Checks `condition` every 5 ms until it holds (true) or `seconds` have passed (false).
+    private func poll(within seconds: TimeInterval, until condition: () -> Bool) -> Bool {
+        let bound = Date().addingTimeInterval(seconds)
+        while Date() < bound {
+            if condition() { return true }
+            usleep(5_000)
+        }
+        return condition()
     }
 
     /// Waits until it watches (it has opened or built the index).
