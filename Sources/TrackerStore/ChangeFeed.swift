@@ -45,10 +45,11 @@ public enum ChangeFeedGap: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension StoreReader {
-    /// Reads up to `limit` changes after `cursor` and the current rows they touch, in this one snapshot.
+    /// Reads up to `limit` changes after `cursor` (and none after `through`, when given) and the current rows they
+    /// touch, in this one snapshot.
     ///
     /// Throws ``ChangeFeedGap`` when the log cannot serve `cursor`.
-    public func changes(after cursor: Int64, limit: Int) throws -> ChangeBatch {
+    public func changes(after cursor: Int64, limit: Int, through bound: Int64? = nil) throws -> ChangeBatch {
         let last = try lastChangeSequence()
         if cursor > last { throw ChangeFeedGap.ahead(cursor: cursor, last: last) }
         let pruned = try logPrunedThrough()
@@ -62,8 +63,9 @@ extension StoreReader {
         var seenItems = Set<String>()
         var seenProjects = Set<String>()
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT seq, entity, entity_id, changed_at FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?",
-            arguments: [cursor, limit])
+            db,
+            sql: "SELECT seq, entity, entity_id, changed_at FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+            arguments: [cursor, bound ?? Int64.max, limit])
         while let row = try rows.next() {
             through = row["seq"]
             if count == 0 { firstChangeTime = Timestamp.seconds(row["changed_at"]) }

@@ -33,37 +33,45 @@ public enum JSONLines {
     ) throws(ImportLineError) -> [(line: Int, record: JSONLinesRecord)] {
         var records: [(line: Int, record: JSONLinesRecord)] = []
         var lineNumber = 0
-        var start = data.startIndex
-        while start < data.endIndex {
+        let bytes = [UInt8](data)
+        var start = 0
+        while start < bytes.count {
             lineNumber += 1
-            let end = data[start...].firstIndex(of: 0x0A) ?? data.endIndex
-            var line = data[start..<end]
-            start = end < data.endIndex ? data.index(after: end) : end
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            var line = bytes[start..<end]
+            start = end + 1
             if line.last == 0x0D { line = line.dropLast() }
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            do {
-                records.append((lineNumber, try parseLine(Data(line), now: now, makeID: makeID)))
-            } catch let reason {
-                throw ImportLineError(line: lineNumber, reason: reason.text)
+            if let record = try parse(line: line, number: lineNumber, now: now, makeID: makeID) {
+                records.append((lineNumber, record))
             }
         }
         return records
     }
 
+    /// Parses one line (without its newline); nil for a blank one.
+    public static func parse(
+        line: ArraySlice<UInt8>, number: Int, now: String, makeID: () -> String = { UUID().uuidString.lowercased() }
+    ) throws(ImportLineError) -> JSONLinesRecord? {
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
+        do {
+            return try parseLine(line, now: now, makeID: makeID)
+        } catch let reason {
+            throw ImportLineError(line: number, reason: reason.text)
+        }
+    }
+
     struct Reason: Error { var text: String }
 
-    static func parseLine(_ line: Data, now: String, makeID: () -> String) throws(Reason) -> JSONLinesRecord {
-        if line.contains(0) { throw Reason(text: "contains a NUL byte") }
-        guard String(bytes: line, encoding: .utf8) != nil else { throw Reason(text: "is not valid UTF-8") }
-        let object: [String: JSONValue]
+    static func parseLine(_ line: ArraySlice<UInt8>, now: String, makeID: () -> String) throws(Reason) -> JSONLinesRecord {
+        if let nul = line.firstIndex(of: 0) { throw Reason(text: "contains a NUL byte (at byte \(nul - line.startIndex + 1))") }
+        guard String(validating: line, as: UTF8.self) != nil else { throw Reason(text: "is not valid UTF-8") }
+        let value: JSONValue
         do {
-            object = try JSONDecoder().decode([String: JSONValue].self, from: line)
+            value = try StrictJSON.parse(Array(line))
         } catch {
-            if (try? JSONDecoder().decode(JSONValue.self, from: line)) != nil {
-                throw Reason(text: "expected a JSON object {…}")
-            }
-            throw Reason(text: "not valid JSON")
+            throw Reason(text: error.text)
         }
+        guard case .object(let object) = value else { throw Reason(text: "expected a JSON object {…}") }
         let fields = Fields(object: object)
         let kind = try fields.string("kind", required: true)!
         switch kind {
@@ -100,9 +108,10 @@ public enum JSONLines {
                     createdAt: created,
                     modifiedAt: try fields.timestamp("modified") ?? created))
         default:
-            throw Reason(text: "field \"kind\" is \"\(kind)\"; use \"project\" or \"item\"")
+            throw Reason(text: "field \"kind\" is \(quote(kind)); use \"project\" or \"item\"")
         }
     }
+
 
     /// Typed access to one line's fields, with errors that name the field.
     struct Fields {
@@ -111,7 +120,7 @@ public enum JSONLines {
         func rejectUnknown(_ known: Set<String>, kind: String) throws(Reason) {
             if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
                 throw Reason(
-                    text: "unknown field \"\(unknown)\" for a \(kind); known fields: \(known.sorted().joined(separator: ", "))")
+                    text: "unknown field \(quote(unknown)) for a \(kind); known fields: \(known.sorted().joined(separator: ", "))")
             }
         }
 
@@ -141,7 +150,9 @@ public enum JSONLines {
         func timestamp(_ key: String) throws(Reason) -> String? {
             guard let text = try string(key) else { return nil }
             guard let normalized = Timestamp.normalize(text) else {
-                throw Reason(text: "field \"\(key)\" is \"\(text)\"; use ISO 8601 like 2024-05-01T09:30:00Z")
+                throw Reason(
+                    text: "field \"\(key)\" is \(quote(text)), not a real time; use ISO 8601 like 2024-05-01T09:30:00Z "
+                        + "(years 0001–9999)")
             }
             return normalized
         }
@@ -207,39 +218,5 @@ public enum JSONLines {
             }
         }
         return out + "\""
-    }
-}
-
-/// Any JSON value, decoded strictly: a boolean is never a number and a number never a boolean.
-enum JSONValue: Decodable, Equatable {
-    case null, bool(Bool), number(Double), string(String), array, object
-
-    init(from decoder: any Decoder) throws {
-        if var array = try? decoder.unkeyedContainer() {
-            while !array.isAtEnd { _ = try array.decode(JSONValue.self) }
-            self = .array
-            return
-        }
-        if (try? decoder.container(keyedBy: AnyKey.self)) != nil {
-            self = .object
-            return
-        }
-        let value = try decoder.singleValueContainer()
-        if value.decodeNil() {
-            self = .null
-        } else if let flag = try? value.decode(Bool.self) {
-            self = .bool(flag)
-        } else if let number = try? value.decode(Double.self) {
-            self = .number(number)
-        } else {
-            self = .string(try value.decode(String.self))
-        }
-    }
-
-    struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 }

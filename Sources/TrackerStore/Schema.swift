@@ -7,15 +7,50 @@ import GRDB
 /// keys off.
 enum Schema {
     /// The schema version this build writes; a store with a newer one is refused.
-    static let version = 1
+    static let version = 2
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: v1)
         }
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: v2)
+        }
         return migrator
     }
+
+    /// Migrations that only guard writes (triggers): a store without them reads the same, so a read-only store
+    /// that lacks them can still be searched.
+    static let readCompatibleMigrations: Set<String> = ["v2"]
+
+    /// A timestamp in the store's form, `YYYY-MM-DDTHH:MM:SSZ` (UTC, years 0001–9999), that names a real
+    /// instant: a round trip through `julianday` gives it back unchanged (it would turn 2024-02-31 into 2024-03-02
+    /// and 23:59:60 into the next minute). Works in every SQLite since 3.0, so old `sqlite3` shells can still write.
+    private static func validTimestamp(_ column: String) -> String {
+        let digit = "[0-9]"
+        let pattern = "\(digit)\(digit)\(digit)\(digit)-\(digit)\(digit)-\(digit)\(digit)T\(digit)\(digit):"
+            + "\(digit)\(digit):\(digit)\(digit)Z"
+        return "(typeof(\(column)) = 'text' AND \(column) GLOB '\(pattern)' AND \(column) >= '0001' "
+            + "AND strftime('%Y-%m-%dT%H:%M:%SZ', julianday(\(column))) IS \(column))"
+    }
+
+    private static func timestampGuards(_ table: String) -> String {
+        let valid = "\(validTimestamp("NEW.created_at")) AND \(validTimestamp("NEW.modified_at"))"
+        let message = "\(table).created_at and modified_at must be real UTC times like 2024-05-01T09:30:00Z"
+        return """
+            CREATE TRIGGER \(table)_valid_times_on_insert BEFORE INSERT ON \(table) WHEN NOT (\(valid))
+            BEGIN SELECT RAISE(ABORT, '\(message)'); END;
+            CREATE TRIGGER \(table)_valid_times_on_update BEFORE UPDATE OF created_at, modified_at ON \(table)
+            WHEN NOT (\(valid))
+            BEGIN SELECT RAISE(ABORT, '\(message)'); END;
+            """
+    }
+
+    /// v2: every writer — an import, a `sqlite3` shell, a sync engine — stores only real timestamps, so that what
+    /// `export` writes `import` takes back, and what is indexed is what was meant. Rows stored before are left as
+    /// they are (the store never alters data on its own).
+    static var v2: String { timestampGuards("projects") + "\n" + timestampGuards("items") }
 
     /// A CHECK that a column holds a canonical lowercase UUID.
     private static func uuidCheck(_ column: String) -> String {

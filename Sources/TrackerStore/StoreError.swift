@@ -24,6 +24,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         /// The change log cannot serve a cursor (pruned past it, or the cursor is ahead); the cause is the
         /// ``ChangeFeedGap``.
         public static let changeLogGap = Code("change log gap")
+        /// The store is read-only to this user (file, directory or mount): a write was refused.
+        public static let readOnly = Code("read only")
         /// Any other SQLite failure.
         public static let database = Code("database")
 

@@ -23,6 +23,32 @@ extension TrackerStore {
         } catch {
             throw StoreError(.invalidInput, error.description)
         }
+        return try importRecords(records)
+    }
+
+    /// Imports JSON Lines read from `source` (a file or standard input, line by line, within its bounds): all of
+    /// it in one transaction, or nothing, as ``importJSONLines(_:)``.
+    public func importJSONLines(from source: ImportSource) throws(StoreError) -> ImportSummary {
+        try checkWritable()  // before reading anything
+        let now = Timestamp.string(from: Date())
+        var records: [(line: Int, record: JSONLinesRecord)] = []
+        do {
+            try source.forEachLine { number, line in
+                if let record = try JSONLines.parse(line: line, number: number, now: now) {
+                    records.append((number, record))
+                }
+            }
+        } catch let error as ImportLineError {
+            throw StoreError(.invalidInput, error.description)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.invalidInput, "cannot read \(source.name): \(error)")
+        }
+        return try importRecords(records)
+    }
+
+    private func importRecords(_ records: [(line: Int, record: JSONLinesRecord)]) throws(StoreError) -> ImportSummary {
         var firstLine: [String: Int] = [:]
         var fileProjects = Set<String>()
         for (line, record) in records {
@@ -99,17 +125,32 @@ extension TrackerStore {
 
     /// Writes every project, each followed by its items, as JSON Lines; `importJSONLines` of the result
     /// into an empty store gives an identical export.
-    public func exportJSONLines(_ write: (String) throws -> Void) throws(StoreError) {
-        try read { reader in
-            let projects = try reader.allProjects()
-            var itemsByProject: [String: [Item]] = [:]
-            try reader.forEachItem { itemsByProject[$0.projectID, default: []].append($0) }
-            for project in projects {
-                try write(JSONLines.line(for: .project(project)))
-                for item in itemsByProject[project.id] ?? [] {
-                    try write(JSONLines.line(for: .item(item)))
+    ///
+    /// Rethrows what `write` throws, unchanged (and stops there); store failures are ``StoreError``s.
+    public func exportJSONLines(_ write: (String) throws -> Void) throws {
+        var writeFailure: (any Error)?
+        func emit(_ line: String) throws {
+            do {
+                try write(line)
+            } catch {
+                writeFailure = error
+                throw error
+            }
+        }
+        do {
+            try read { reader in
+                let projects = try reader.allProjects()
+                var itemsByProject: [String: [Item]] = [:]
+                try reader.forEachItem { itemsByProject[$0.projectID, default: []].append($0) }
+                for project in projects {
+                    try emit(JSONLines.line(for: .project(project)))
+                    for item in itemsByProject[project.id] ?? [] {
+                        try emit(JSONLines.line(for: .item(item)))
+                    }
                 }
             }
+        } catch {
+            throw writeFailure ?? error
         }
     }
 }

@@ -16,12 +16,16 @@ public final class TrackerStore: Sendable {
     public let path: String
     /// The store's UUID, made at creation and kept in `store_info`.
     public let uuid: String
-    let pool: DatabasePool
+    /// Whether the store was opened read-only (a file or directory the user cannot write, a read-only mount):
+    /// reads work, writes throw ``StoreError/Code-swift.struct/readOnly``.
+    public let isReadOnly: Bool
+    let pool: any DatabaseWriter
 
-    private init(path: String, pool: DatabasePool, uuid: String) {
+    private init(path: String, pool: any DatabaseWriter, uuid: String, isReadOnly: Bool = false) {
         self.path = path
         self.pool = pool
         self.uuid = uuid
+        self.isReadOnly = isReadOnly
     }
 
     /// How long a writer waits for another before failing with ``StoreError/Code-swift.struct/busy``.
@@ -31,22 +35,26 @@ public final class TrackerStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
+        configuration.readonly = readOnly
         configuration.label = "TrackerStore"
         return configuration
     }
 
-    /// Creates a new store at `path` (and its directory), with a fresh UUID.
+    /// Creates a new store at `path` (and its directory), with a fresh UUID. An empty file there (0 bytes, as
+    /// `touch` leaves) is made a store too: it holds nothing to lose.
     ///
-    /// Throws ``StoreError/Code-swift.struct/invalidInput`` if a file already exists there.
+    /// Throws ``StoreError/Code-swift.struct/invalidInput`` if a file with content already exists there.
     public static func create(at path: String) throws(StoreError) -> TrackerStore {
-        let fileManager = FileManager.default
-        if fileManager.fileExists(atPath: path) {
+        switch try StoreFile.inspect(path) {
+        case .missing, .empty: break
+        case .directory: throw StoreFile.directoryError(path)
+        case .other:
             throw StoreError(.invalidInput, "a file already exists at \(path); use it, or choose another --store path")
         }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
-                try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
                 throw StoreError(.database, "cannot create the directory \(directory): \(error.localizedDescription)")
             }
@@ -66,42 +74,80 @@ public final class TrackerStore: Sendable {
 
     /// Opens the existing store at `path`, applying pending migrations.
     ///
-    /// Throws ``StoreError/Code-swift.struct/missingStore`` if there is no file (say how to make one), and
-    /// ``StoreError/Code-swift.struct/notAStore`` if the file is not a Spotlite store.
+    /// A store the user cannot write (the file or its directory, or a read-only mount) is opened read-only:
+    /// searching, resolving and exporting work; writes throw ``StoreError/Code-swift.struct/readOnly``.
+    ///
+    /// Throws ``StoreError/Code-swift.struct/missingStore`` if there is no file or an empty one (say how to make
+    /// one), and ``StoreError/Code-swift.struct/notAStore`` if the file is not a Spotlite store (a directory, or
+    /// another kind of file, which is left untouched).
     public static func open(at path: String) throws(StoreError) -> TrackerStore {
-        guard FileManager.default.fileExists(atPath: path) else {
+        switch try StoreFile.inspect(path) {
+        case .missing:
             throw StoreError(.missingStore, "no store at \(path); create one with `spotlite init` (or pass --store)")
+        case .empty:
+            throw StoreError(.missingStore, "the store file \(path) is empty; make it a store with `spotlite init`")
+        case .directory:
+            throw StoreFile.directoryError(path)
+        case .other(let header):
+            // Checked before SQLite touches the file: opening a non-database in WAL mode would otherwise create
+            // -wal/-shm files beside someone else's file.
+            if header != Data("SQLite format 3\u{0}".utf8) {
+                throw StoreError(.notAStore, "\(path) is not a Spotlite store (not an SQLite database)")
+            }
         }
+        if !StoreFile.isWritable(path) { return try openReadOnly(at: path) }
         do {
-            // Check the header before SQLite touches the file: opening a non-database in WAL mode
-            // would otherwise create -wal/-shm files beside someone else's file.
-            if let handle = FileHandle(forReadingAtPath: path) {
-                let header = handle.readData(ofLength: 16)
-                try? handle.close()
-                if !header.isEmpty && header != Data("SQLite format 3\u{0}".utf8) {
-                    throw StoreError(.notAStore, "\(path) is not a Spotlite store (not an SQLite database)")
-                }
-            }
             let pool = try DatabasePool(path: path, configuration: configuration())
-            let migrator = Schema.migrator
-            let uuid: String? = try pool.read { db in
-                guard try db.tableExists("store_info") else { return nil }
-                let applied = try migrator.appliedIdentifiers(db)
-                let known = Set(migrator.migrations)
-                if !applied.isSubset(of: known) {
-                    throw StoreError(
-                        .unsupportedVersion, "\(path) was written by a newer Spotlite; upgrade spotlite to use it")
-                }
-                return try String.fetchOne(db, sql: "SELECT uuid FROM store_info")
-            }
-            guard let uuid else {
-                throw StoreError(.notAStore, "\(path) is an SQLite database but not a Spotlite store")
-            }
-            try migrator.migrate(pool)
+            let uuid = try identify(pool, path: path, readOnly: false)
+            try Schema.migrator.migrate(pool)
             return TrackerStore(path: path, pool: pool, uuid: uuid)
         } catch {
             throw StoreError.wrap(error, path: path)
         }
+    }
+
+    /// Opens a store the user cannot write. SQLite needs the `-shm` file of a WAL database; where it cannot be made
+    /// (a read-only directory or mount) and no writer can be running, the file is opened as immutable.
+    private static func openReadOnly(at path: String) throws(StoreError) -> TrackerStore {
+        do {
+            var queue: DatabaseQueue
+            do {
+                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true))
+                _ = try queue.read { db in try db.tableExists("store_info") }
+            } catch let error as DatabaseError where StoreFile.needsImmutableOpen(error) {
+                let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)
+                queue = try DatabaseQueue(path: uri + "?immutable=1", configuration: configuration(readOnly: true))
+            }
+            let uuid = try identify(queue, path: path, readOnly: true)
+            return TrackerStore(path: path, pool: queue, uuid: uuid, isReadOnly: true)
+        } catch {
+            throw StoreError.wrap(error, path: path)
+        }
+    }
+
+    /// The store's UUID, after checking that the file is a Spotlite store this build can read.
+    private static func identify(_ database: any DatabaseReader, path: String, readOnly: Bool) throws -> String {
+        let migrator = Schema.migrator
+        let uuid: String? = try database.read { db in
+            guard try db.tableExists("store_info") else { return nil }
+            let applied = try migrator.appliedIdentifiers(db)
+            if !applied.isSubset(of: Set(migrator.migrations)) {
+                throw StoreError(
+                    .unsupportedVersion, "\(path) was written by a newer Spotlite; upgrade spotlite to use it")
+            }
+            let pending = Set(migrator.migrations).subtracting(applied).subtracting(Schema.readCompatibleMigrations)
+            if readOnly, !pending.isEmpty {
+                throw StoreError(
+                    .readOnly,
+                    "\(path) needs an upgrade to this Spotlite's schema, and it is read-only to you; "
+                        + "open it once with write access (any spotlite command does it)")
+            }
+            return try String.fetchOne(db, sql: "SELECT uuid FROM store_info")
+        }
+        guard let uuid else {
+            throw StoreError(.notAStore, "\(path) is an SQLite database but not a Spotlite store")
+        }
+        return uuid
     }
 
     /// Runs `body` in one read transaction (a consistent snapshot).
@@ -115,11 +161,21 @@ public final class TrackerStore: Sendable {
 
     /// Runs `body` in one write transaction; everything or nothing is stored.
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        try checkWritable()
         do {
             return try pool.write(body)
         } catch {
             throw StoreError.wrap(error, path: path)
         }
+    }
+
+    /// Throws ``StoreError/Code-swift.struct/readOnly`` if the store was opened read-only.
+    public func checkWritable() throws(StoreError) {
+        guard isReadOnly else { return }
+        throw StoreError(
+            .readOnly,
+            "the store \(path) is read-only to you (the file, its directory or its mount); "
+                + "searching and exporting work, changes need write access")
     }
 
     /// Makes a URI for a row of this store.
@@ -153,6 +209,10 @@ extension StoreError {
                 return StoreError(.notAStore, "\(path) is damaged (SQLite reports corruption)", cause: error)
             case .SQLITE_CONSTRAINT:
                 return StoreError(.invalidInput, error.message ?? "a constraint failed", cause: error)
+            case .SQLITE_FULL:
+                return StoreError(
+                    .database, "\(path): the disk is full; free some space and try again (nothing was changed)",
+                    cause: error)
             case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
                 return StoreError(.database, "cannot open \(path) for writing: \(error.message ?? "\(error)")", cause: error)
             default:

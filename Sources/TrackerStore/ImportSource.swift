@@ -1,0 +1,117 @@
+import Foundation
+
+/// Where an import reads its JSON Lines: a file (a regular file, a FIFO, `/dev/stdin`, a process substitution)
+/// or standard input, read in chunks, line by line, within bounds: a line longer than ``maximumLineBytes`` or an
+/// input longer than ``maximumInputBytes`` fails the import with a clear error instead of filling memory.
+public final class ImportSource {
+    /// The longest line an import takes: far above any real item, far below what would exhaust memory.
+    public static let maximumLineBytes = 64 << 20
+    /// The most an import reads in all (it is one transaction, held in memory until it commits); split larger files.
+    public static let maximumInputBytes = 2 << 30
+
+    private let descriptor: Int32
+    private let closesDescriptor: Bool
+    /// How the input is named in errors (`standard input`, or the path).
+    public let name: String
+    let maximumLine: Int
+    let maximumInput: Int
+
+    /// Opens `path`, or standard input for `-`. Throws ``StoreError/Code-swift.struct/invalidInput`` naming the
+    /// reason (no such file, a directory, no permission).
+    public init(path: String, maximumLine: Int = maximumLineBytes, maximumInput: Int = maximumInputBytes)
+        throws(StoreError)
+    {
+        self.maximumLine = maximumLine
+        self.maximumInput = maximumInput
+        if path == "-" {
+            descriptor = STDIN_FILENO
+            closesDescriptor = false
+            name = "standard input"
+        } else {
+            var status = stat()
+            if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+                throw StoreError(.invalidInput, "cannot import \(path): it is a directory; give a JSON Lines file")
+            }
+            let opened = open(path, O_RDONLY | O_CLOEXEC)
+            guard opened >= 0 else {
+                throw StoreError(.invalidInput, "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            descriptor = opened
+            closesDescriptor = true
+            name = path
+        }
+    }
+
+    deinit {
+        if closesDescriptor { close(descriptor) }
+    }
+
+    /// Calls `body` with each line's 1-based number and bytes (without the newline, nor a CR before it).
+    ///
+    /// Throws ``StoreError/Code-swift.struct/invalidInput`` for a read error (a closed standard input, a
+    /// directory on standard input), a line too long, or an input too large; rethrows what `body` throws.
+    public func forEachLine(_ body: (Int, ArraySlice<UInt8>) throws -> Void) throws {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var lineNumber = 0
+        var total = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(.invalidInput, "cannot read \(name): \(Self.readError(errno))")
+            }
+            if count == 0 { break }
+            total += count
+            if total > maximumInput {
+                throw StoreError(
+                    .invalidInput,
+                    "\(name) is larger than \(Self.size(maximumInput)), the most one import takes; split it into several files")
+            }
+            var start = 0
+            while let newline = buffer[start..<count].firstIndex(of: 0x0A) {
+                lineNumber += 1
+                if pending.isEmpty {
+                    try body(lineNumber, Self.trimmingCR(buffer[start..<newline]))
+                } else {
+                    pending += buffer[start..<newline]
+                    try checkLength(pending.count, lineNumber)
+                    try body(lineNumber, Self.trimmingCR(pending[...]))
+                    pending.removeAll(keepingCapacity: true)
+                }
+                start = newline + 1
+            }
+            pending += buffer[start..<count]
+            try checkLength(pending.count, lineNumber + 1)
+        }
+        if !pending.isEmpty {
+            try body(lineNumber + 1, Self.trimmingCR(pending[...]))
+        }
+    }
+
+    private func checkLength(_ length: Int, _ line: Int) throws {
+        if length > maximumLine {
+            throw StoreError(
+                .invalidInput,
+                "line \(line) of \(name) is longer than \(Self.size(maximumLine)), the longest line an import takes; "
+                    + "nothing was imported")
+        }
+    }
+
+    /// `64 MiB`, `2048 MiB`, or bytes below a mebibyte.
+    static func size(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    }
+
+    private static func trimmingCR(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        line.last == 0x0D ? line.dropLast() : line
+    }
+
+    private static func readError(_ code: Int32) -> String {
+        switch code {
+        case EBADF: return "it is closed (\(String(cString: strerror(code))))"
+        case EISDIR: return "it is a directory"
+        default: return String(cString: strerror(code))
+        }
+    }
+}
