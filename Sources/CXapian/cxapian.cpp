@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -344,12 +345,19 @@ bool cxapian_database_get_metadata(cxapian_database *database, const char *key, 
 }
 
 bool cxapian_database_visit_terms(cxapian_database *database, const char *prefix, size_t prefix_length,
-                                  uint32_t slot, cxapian_term_visitor visitor, void *context,
-                                  cxapian_error **error) {
+                                  const char *after, size_t after_length, uint32_t slot,
+                                  cxapian_term_visitor visitor, void *context, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     const std::string start(prefix, prefix_length);
     Xapian::Database &db = database->database;
-    for (auto term = db.allterms_begin(start); term != db.allterms_end(start); ++term) {
+    auto term = db.allterms_begin(start);
+    if (after != nullptr) {
+        // Resume after a term already visited (a walk that met a newer revision goes on where it stopped).
+        const std::string last(after, after_length);
+        term.skip_to(last);
+        if (term != db.allterms_end(start) && *term == last) ++term;
+    }
+    for (; term != db.allterms_end(start); ++term) {
         const std::string name = *term;
         std::string value;
         auto posting = db.postlist_begin(name);
@@ -491,6 +499,19 @@ bool cxapian_compact(const char *const *sources, size_t source_count, const char
     Xapian::Database database;
     for (size_t i = 0; i < source_count; ++i) database.add_database(Xapian::Database(sources[i]));
     database.compact(destination, Xapian::DB_BACKEND_GLASS);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_database_check(const char *path, size_t *problems, char **text, size_t *text_length,
+                            cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *problems = 0;
+    *text = nullptr;
+    *text_length = 0;
+    std::ostringstream out;
+    *problems = Xapian::Database::check(path, 0, &out);
+    // The report lists every table; only its error lines matter to the caller when problems were found.
+    hand_out(*problems > 0 ? out.str() : std::string(), text, text_length);
     CXAPIAN_GUARD_END(error)
 }
 

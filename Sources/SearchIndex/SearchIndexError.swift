@@ -18,6 +18,8 @@ public struct SearchIndexError: Error, CustomStringConvertible, Sendable {
         public static let querySyntax = Code("query syntax")
         /// An argument was out of range.
         public static let invalidArgument = Code("invalid argument")
+        /// The disk or quota is full: the index is intact; retry once there is space.
+        public static let noSpace = Code("no space")
         /// Anything else.
         public static let other = Code("other")
 
@@ -36,6 +38,9 @@ public struct SearchIndexError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { message }
 
+    /// Whether a message carries the system's words for a full disk or quota.
+    public static func isOutOfSpace(_ message: String) -> Bool { XapianError.isOutOfSpace(message) }
+
     init(_ error: XapianError) {
         let code: Code
         switch error.kind {
@@ -45,6 +50,7 @@ public struct SearchIndexError: Error, CustomStringConvertible, Sendable {
         case .corrupt: code = .corrupt
         case .querySyntax: code = .querySyntax
         case .invalidArgument: code = .invalidArgument
+        case .noSpace: code = .noSpace
         default: code = .other
         }
         self.init(code, error.message, cause: error)

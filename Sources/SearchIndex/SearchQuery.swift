@@ -15,6 +15,52 @@ public final class SearchQueryParser {
 
     /// A wildcard may stand for at most this many words; more is an error, not a slow search.
     public static let maximumWildcardExpansion: UInt32 = 1_000
+    /// The longest query accepted, in bytes of UTF-8.
+    public static let maximumQueryBytes = 8_192
+    /// How deep parentheses (and, in Spotlight queries, `!`) may nest: parsers recurse, stacks are finite.
+    public static let maximumNesting = 64
+    /// The largest number a filter takes (`priority:`, `$time.today(…)`): anything bigger is an error, not an
+    /// overflow.
+    public static let maximumFilterNumber = 1_000_000_000
+
+    /// Throws ``SearchIndexError/Code-swift.struct/querySyntax`` for a query over the length limit, or one whose
+    /// parentheses nest deeper than ``maximumNesting`` (quoted text aside). Both query languages call it first.
+    public static func checkLimits(_ text: String, nestingOf open: Set<Character> = ["("]) throws(SearchIndexError) {
+        if text.utf8.count > maximumQueryBytes {
+            throw SearchIndexError(
+                .querySyntax,
+                "the query is \(text.utf8.count) bytes long; at most \(maximumQueryBytes) are allowed")
+        }
+        var depth = 0
+        var deepest = 0
+        var quoted = false
+        for character in text {
+            if character == "\"" { quoted.toggle() }
+            if quoted { continue }
+            if open.contains(character) {
+                depth += 1
+                deepest = max(deepest, depth)
+            } else if character == ")" {
+                depth = max(0, depth - 1)
+            }
+        }
+        if deepest > maximumNesting {
+            throw nestingError(deepest)
+        }
+    }
+
+    static func nestingError(_ depth: Int) -> SearchIndexError {
+        SearchIndexError(
+            .querySyntax,
+            "the query nests parentheses or negations \(depth) deep; at most \(maximumNesting) levels are allowed")
+    }
+
+    /// A whole number of at most ten digits (optionally signed), or nil: filter numbers are range-checked here,
+    /// before any arithmetic on them.
+    static func filterNumber<S: StringProtocol>(_ text: S) -> Int? {
+        guard let number = Int(text), (-maximumFilterNumber...maximumFilterNumber).contains(number) else { return nil }
+        return number
+    }
     /// A partial last word (search as you type) expands to its most frequent completions, at most this many.
     public static let maximumPartialExpansion: UInt32 = 100
 
@@ -61,6 +107,7 @@ public final class SearchQueryParser {
         if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw SearchIndexError(.querySyntax, "the query is empty; type some words, or a filter such as kind:item")
         }
+        try Self.checkLimits(text)
         explanations = []
         negatedFilters = Self.negatedFilters(in: text)
         var flags = Self.flags
@@ -69,8 +116,11 @@ public final class SearchQueryParser {
         let query: Query
         do {
             query = try parser.parse(Self.negatingFilters(text), flags: flags)
-        } catch {
+        } catch where error.kind == .querySyntax || error.kind == .invalidArgument {
             throw SearchIndexError(.querySyntax, "cannot parse the query '\(text)': \(error.message)", cause: error)
+        } catch {
+            // The index moved under a wildcard's expansion or the spelling search: not the query's fault.
+            throw SearchIndexError(error)
         }
         if query.isEmpty {
             throw SearchIndexError(.querySyntax, "the query '\(text)' has no words to search for")
@@ -199,7 +249,7 @@ public final class SearchQueryParser {
     func priorityFilter(_ value: String) -> (QueryParser.FieldMapping, String) {
         let invalid = QueryParser.FieldMapping.invalid(
             "priority:\(value) is not a priority; use 1, 2 or 3, a range like 2..3, or >=2, <=2, >1, <3")
-        if let single = Int(value) {
+        if let single = Self.filterNumber(value) {
             guard (1...3).contains(single) else { return (invalid, "") }
             return (.term(TermPrefix.priority + String(single)), "priority is \(single)")
         }
@@ -209,15 +259,15 @@ public final class SearchQueryParser {
             let left = value[..<dots.lowerBound]
             let right = value[dots.upperBound...]
             if left.isEmpty && right.isEmpty { return (invalid, "") }
-            if !left.isEmpty { guard let number = Int(left) else { return (invalid, "") }; lower = number }
-            if !right.isEmpty { guard let number = Int(right) else { return (invalid, "") }; upper = number }
-        } else if value.hasPrefix(">="), let number = Int(value.dropFirst(2)) {
+            if !left.isEmpty { guard let number = Self.filterNumber(left) else { return (invalid, "") }; lower = number }
+            if !right.isEmpty { guard let number = Self.filterNumber(right) else { return (invalid, "") }; upper = number }
+        } else if value.hasPrefix(">="), let number = Self.filterNumber(value.dropFirst(2)) {
             lower = number
-        } else if value.hasPrefix("<="), let number = Int(value.dropFirst(2)) {
+        } else if value.hasPrefix("<="), let number = Self.filterNumber(value.dropFirst(2)) {
             upper = number
-        } else if value.hasPrefix(">"), let number = Int(value.dropFirst()) {
+        } else if value.hasPrefix(">"), let number = Self.filterNumber(value.dropFirst()) {
             lower = number + 1
-        } else if value.hasPrefix("<"), let number = Int(value.dropFirst()) {
+        } else if value.hasPrefix("<"), let number = Self.filterNumber(value.dropFirst()) {
             upper = number - 1
         } else {
             return (invalid, "")

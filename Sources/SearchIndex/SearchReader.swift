@@ -1,3 +1,4 @@
+import Dispatch
 import Xapian
 
 /// One hit: the unique identifier and its relevance score.
@@ -94,10 +95,27 @@ public final class SearchReader {
         try retrying { () throws(XapianError) in try database.documentCount() }
     }
 
+    /// How long a walk of every document (``fingerprints()``) keeps reopening on newer revisions and going on.
+    static let walkPatience: Double = 60
+
     /// Every indexed unique identifier with its fingerprint (see ``SearchableItem/fingerprint``).
+    ///
+    /// The walk is long, so a writer committing meanwhile may move the index under it: it then reopens and goes on
+    /// after the last document it read (each step makes progress), for up to ``walkPatience`` seconds, so it may
+    /// mix neighbouring revisions.
     public func fingerprints() throws(SearchIndexError) -> [String: String] {
-        let rows = try retrying { () throws(XapianError) in
-            try database.termsWithValue(prefix: TermPrefix.uniqueIdentifier, slot: ValueSlot.fingerprint)
+        var rows: [(term: String, value: [UInt8])] = []
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(Self.walkPatience * 1e9)
+        while true {
+            do throws(XapianError) {
+                try database.appendTermsWithValue(
+                    prefix: TermPrefix.uniqueIdentifier, slot: ValueSlot.fingerprint, after: rows.last?.term, to: &rows)
+                break
+            } catch where error.kind == .modified && DispatchTime.now().uptimeNanoseconds < deadline {
+                try xapian { () throws(XapianError) in _ = try database.reopen() }
+            } catch {
+                throw SearchIndexError(error)
+            }
         }
         var result: [String: String] = [:]
         result.reserveCapacity(rows.count)

@@ -147,6 +147,12 @@ public final class SearchableIndex {
         try xapian { () throws(XapianError) in try WritableDatabase.compact(from: sources, to: destination) }
     }
 
+    /// What is wrong with the index database at `path`, or nil if Xapian's full check (every block of every table,
+    /// and the tables against each other, as `xapian-check` does) finds it sound. Reads the whole database.
+    public static func damage(at path: String) -> String? {
+        Database.checkIntegrity(path: path)
+    }
+
     /// A metadata entry (committed with the next commit).
     public func setMetadata(_ key: String, _ value: String) throws(SearchIndexError) {
         try xapian { () throws(XapianError) in try database.setMetadata(key, value) }

@@ -30,6 +30,10 @@ public struct SpotlightQueryParser {
     }
 
     public func parse(_ text: String) throws(SearchIndexError) -> SearchQuery {
+        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw SearchIndexError(.querySyntax, "the Spotlight query is empty; write one such as title == \"tap*\"")
+        }
+        try SearchQueryParser.checkLimits(text, nestingOf: ["(", "!"])
         var parser = Parser(tokens: try Lexer(text: text).tokens(), source: text, words: words, clock: clock)
         let query = try parser.parseExpression()
         if let extra = parser.peek {
@@ -198,15 +202,21 @@ public struct SpotlightQueryParser {
             return left
         }
 
+        /// How deep `!` and parentheses nest where the parser is (bounded: each level is a recursion).
+        var depth = 0
+
         mutating func parseUnary() throws(SearchIndexError) -> Query {
             let token = try next()
-            if token.kind == .op && token.text == "!" {
+            if (token.kind == .op && token.text == "!") || token.kind == .leftParen {
+                depth += 1
+                defer { depth -= 1 }
+                if depth > SearchQueryParser.maximumNesting { throw SearchQueryParser.nestingError(depth) }
+                if token.kind == .leftParen {
+                    let inner = try parseExpression()
+                    try expect(.rightParen, "')'")
+                    return inner
+                }
                 return try combine(Query.matchAll(), .andNot, try parseUnary())
-            }
-            if token.kind == .leftParen {
-                let inner = try parseExpression()
-                try expect(.rightParen, "')'")
-                return inner
             }
             guard token.kind == .identifier else { throw error("expected an attribute, found \(token.text)", at: token) }
             if token.text == "InRange" {
@@ -242,8 +252,9 @@ public struct SpotlightQueryParser {
                 guard case .string = argument.kind else { throw error("$time.iso takes a \"date\"", at: argument) }
                 return Token(kind: .string(modifiers: ""), text: argument.text, offset: token.offset)
             }
-            guard argument.kind == .number, Int(argument.text) != nil else {
-                throw error("\(token.text)( takes a whole number", at: argument)
+            guard argument.kind == .number, SearchQueryParser.filterNumber(argument.text) != nil else {
+                throw error(
+                    "\(token.text)( takes a whole number of at most \(SearchQueryParser.maximumFilterNumber)", at: argument)
             }
             return Token(kind: .identifier, text: "\(token.text)(\(argument.text))", offset: token.offset)
         }
@@ -293,8 +304,8 @@ public struct SpotlightQueryParser {
                 explanations.append(completed ? "status is completed" : "status is open")
                 return Query(term: TermPrefix.status + (completed ? "completed" : "open"))
             case .priority:
-                guard value.kind == .number, let number = Int(value.text) else {
-                    throw error("priority compares with a whole number", at: value)
+                guard value.kind == .number, let number = SearchQueryParser.filterNumber(value.text) else {
+                    throw error("priority compares with a whole number from 1 to 3", at: value)
                 }
                 if op.text == "!=" {
                     return try combine(Query.matchAll(), .andNot, try priorityRange(number, number, at: value))
@@ -320,7 +331,9 @@ public struct SpotlightQueryParser {
         mutating func range(_ attribute: Attribute, _ name: Token, low: Token, high: Token) throws(SearchIndexError) -> Query {
             switch attribute {
             case .priority:
-                guard let lower = Int(low.text), let upper = Int(high.text) else {
+                guard let lower = SearchQueryParser.filterNumber(low.text),
+                    let upper = SearchQueryParser.filterNumber(high.text)
+                else {
                     throw error("InRange(priority, …) takes whole numbers", at: low)
                 }
                 return try priorityRange(lower, upper, at: low)

@@ -55,20 +55,60 @@ public final class Database {
     /// Meant for unique-identifier terms (one document per term). Cost: one walk of the term list plus
     /// one document read per term.
     public func termsWithValue(prefix: String, slot: UInt32) throws(XapianError) -> [(term: String, value: [UInt8])] {
+        var rows: [(term: String, value: [UInt8])] = []
+        try appendTermsWithValue(prefix: prefix, slot: slot, to: &rows)
+        return rows
+    }
+
+    /// Like ``termsWithValue(prefix:slot:)``, appending to `rows` as it goes, and starting after the term `after`
+    /// when given: a walk that throws (``XapianError/Kind-swift.struct/modified``, say) keeps what it read, and
+    /// can go on from its last row after a ``reopen()``.
+    public func appendTermsWithValue(
+        prefix: String, slot: UInt32, after: String? = nil, to rows: inout [(term: String, value: [UInt8])]
+    ) throws(XapianError) {
         final class Sink { var rows: [(term: String, value: [UInt8])] = [] }
         let sink = Sink()
+        defer { rows += sink.rows }
         let context = Unmanaged.passUnretained(sink).toOpaque()
-        try prefix.withBytes { (pointer, count) throws(XapianError) in
-            try check {
-                cxapian_database_visit_terms(handle, pointer, count, slot, { context, term, termLength, value, valueLength in
-                    let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
-                    let name = String(decoding: UnsafeRawBufferPointer(start: term, count: termLength), as: UTF8.self)
-                    let bytes = Array(UnsafeRawBufferPointer(start: value, count: valueLength))
-                    sink.rows.append((name, bytes))
-                    return true
-                }, context, $0)
+        let visitor: cxapian_term_visitor = { context, term, termLength, value, valueLength in
+            let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
+            let name = String(decoding: UnsafeRawBufferPointer(start: term, count: termLength), as: UTF8.self)
+            sink.rows.append((name, Array(UnsafeRawBufferPointer(start: value, count: valueLength))))
+            return true
+        }
+        func visit(after: UnsafePointer<CChar>?, _ afterCount: Int) throws(XapianError) {
+            try prefix.withBytes { (pointer, count) throws(XapianError) in
+                try check { cxapian_database_visit_terms(handle, pointer, count, after, afterCount, slot, visitor, context, $0) }
             }
         }
-        return withExtendedLifetime(sink) { sink.rows }
+        try withExtendedLifetime(sink) { () throws(XapianError) in
+            if let after {
+                try after.withBytes { (pointer, count) throws(XapianError) in try visit(after: pointer, count) }
+            } else {
+                try visit(after: nil, 0)
+            }
+        }
+    }
+}
+
+extension Database {
+    /// Checks the integrity of the database at `path`, as `xapian-check` does: every block of every table, and
+    /// the tables against each other. Returns nil when it is sound, else what is wrong.
+    ///
+    /// Reads the whole database (about 0.25 s for 28 MB). Meant for a database no writer is changing: a commit
+    /// during the check can make it report damage that is not there.
+    public static func checkIntegrity(path: String) -> String? {
+        var problems = 0
+        var report: UnsafeMutablePointer<CChar>?
+        var length = 0
+        do throws(XapianError) {
+            try check { cxapian_database_check(path, &problems, &report, &length, $0) }
+        } catch {
+            return "\(error.errorClass): \(error.message)"
+        }
+        let text = String(decoding: takeBytes(report, length), as: UTF8.self)
+        guard problems > 0 else { return nil }
+        let lines = text.split(separator: "\n").filter { !$0.contains("checked OK") && !$0.contains("checked okay") }
+        return "\(problems) inconsistencies found: " + lines.suffix(3).joined(separator: "; ")
     }
 }

@@ -1,4 +1,7 @@
 import CXapian
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An error raised by Xapian, caught at the C boundary and carried into Swift.
 ///
@@ -21,6 +24,9 @@ public struct XapianError: Error, CustomStringConvertible, Sendable {
         public static let querySyntax = Kind(name: "query syntax")
         /// An argument was out of range or malformed (`InvalidArgumentError`, `InvalidOperationError`).
         public static let invalidArgument = Kind(name: "invalid argument")
+        /// The disk or the user's quota is full (`ENOSPC`, `EDQUOT` behind a `DatabaseError`): nothing is wrong
+        /// with the database; retry once there is space.
+        public static let noSpace = Kind(name: "no space")
         /// Anything else, including non-Xapian C++ exceptions.
         public static let other = Kind(name: "other")
 
@@ -41,6 +47,11 @@ public struct XapianError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "\(errorClass): \(message)" }
+
+    /// Whether a message carries the system's words for a full disk or quota (Xapian appends `strerror`).
+    public static func isOutOfSpace(_ message: String) -> Bool {
+        message.contains(String(cString: strerror(ENOSPC))) || message.contains(String(cString: strerror(EDQUOT)))
+    }
 
     static func kind(forClass errorClass: String) -> Kind {
         switch errorClass {
@@ -67,6 +78,7 @@ public struct XapianError: Error, CustomStringConvertible, Sendable {
         var kind = Self.kind(forClass: errorClass)
         // A table file shorter than its revision says (truncated) is reported as a plain DatabaseError.
         if errorClass == "DatabaseError" && message.hasPrefix("EOF reading block") { kind = .corrupt }
+        if Self.isOutOfSpace(message) { kind = .noSpace }
         self.init(kind: kind, errorClass: errorClass, message: message)
     }
 }

@@ -147,7 +147,7 @@ import TestSupport
         ("title == \"x\"q", "'q' is not a string modifier (use c, d or w) at character 13"),
         ("author == \"x\"", "unknown attribute author; Spotlite knows title, contentDescription, textContent, *, kind, priority, completed, containerTitle, domainIdentifier, contentCreationDate, contentModificationDate at character 1"),
         ("title > \"x\"", "title supports == and != only at character 7"),
-        ("priority >= \"2\"", "priority compares with a whole number at character 13"),
+        ("priority >= \"2\"", "priority compares with a whole number from 1 to 3 at character 13"),
         ("priority >= 5", "no priority lies in 5…3; priorities are 1, 2 and 3 at character 13"),
         ("completed == 1", "completed compares with true or false at character 14"),
         ("title == \"*fix\"", "'*fix': Spotlite supports a * only at the end of a word at character 10"),

@@ -77,3 +77,14 @@ public func run(
     group.wait()
     return ProcessResult(status: process.terminationStatus, stdoutData: out, stderr: String(decoding: err, as: UTF8.self))
 }
+
+/// A flag one thread sets and others read: tells a background writer in a test to stop.
+public final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    public init() {}
+
+    public var isSet: Bool { lock.withLock { value } }
+    public func set() { lock.withLock { value = true } }
+}

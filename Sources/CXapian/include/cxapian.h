@@ -102,8 +102,8 @@ typedef bool (*cxapian_term_visitor)(void *context, const char *term, size_t ter
 /** Visits every term starting with prefix, in term order, with the value in `slot` of the first
  *  document indexed by it (a unique-term walk: one document per term). */
 bool cxapian_database_visit_terms(cxapian_database *database, const char *prefix, size_t prefix_length,
-                                  uint32_t slot, cxapian_term_visitor visitor, void *context,
-                                  cxapian_error **error);
+                                  const char *after, size_t after_length, uint32_t slot,
+                                  cxapian_term_visitor visitor, void *context, cxapian_error **error);
 
 enum {
     /** Create the database if it does not exist (else open it). */
@@ -160,6 +160,12 @@ bool cxapian_writable_database_cancel_transaction(cxapian_writable_database *dat
  *  from the first source that has the key) into one new, compacted database at `destination`. */
 bool cxapian_compact(const char *const *sources, size_t source_count, const char *destination,
                      cxapian_error **error);
+/** Checks the integrity of the database at `path` as `xapian-check` does: every block of every table, and the
+ *  tables against each other. `*problems` is the number of inconsistencies found and `*text` (malloc'ed,
+ *  `*text_length` bytes) what the check printed about them. Damage the check cannot get past is returned as
+ *  an error (e.g. DatabaseCorruptError, or DatabaseError for a truncated table). */
+bool cxapian_database_check(const char *path, size_t *problems, char **text, size_t *text_length,
+                            cxapian_error **error);
 
 /* ---- queries ---------------------------------------------------------------------------------- */
 
