@@ -60,10 +60,18 @@ let package = Package(
             name: "SearchIndexTests",
             dependencies: ["SearchIndex", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "IndexerTests", dependencies: ["Indexer", "TestSupport"]),
+        .testTarget(
+            name: "IndexerTests",
+            dependencies: ["Indexer", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         // End-to-end: drives the real `spotlite` binary (built as a dependency) and the sqlite3 shell.
         .testTarget(
-            name: "SpotliteCLITests", dependencies: ["SpotliteCLI", "spotlite", "TestSupport"], exclude: ["Golden"]
+            name: "SpotliteCLITests",
+            dependencies: [
+                "SpotliteCLI", "spotlite", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            exclude: ["Golden"]
         ),
     ],
     swiftLanguageModes: [.v6],

@@ -22,11 +22,15 @@ final class ChangeNotifier: @unchecked Sendable {
     private let inotify: Int32
     private let stopPipe: (read: Int32, write: Int32)
     private let names: Set<String>
+    /// The watch on the index directory, which wakes the watcher when the directory or its lock goes.
+    private var indexWatch: Int32 = -1
     /// Whether file events are watched (false: timed polling only).
     var isWatchingFiles: Bool { inotify >= 0 }
 
-    init(storePath: String) throws {
-        let url = URL(fileURLWithPath: storePath).standardizedFileURL
+    /// Watches the store's files; a store reached through a symbolic link is watched where the link points, since
+    /// SQLite writes the real file's directory (and its `-wal` beside it).
+    init(storePath: String, indexRoot: String? = nil) throws {
+        let url = URL(fileURLWithPath: storePath).standardizedFileURL.resolvingSymlinksInPath()
         let file = url.lastPathComponent
         names = [file, file + "-wal", file + "-journal"]
         var fds: [Int32] = [-1, -1]
@@ -47,6 +51,15 @@ final class ChangeNotifier: @unchecked Sendable {
             }
         }
         inotify = descriptor
+        if let indexRoot { watchIndexDirectory(indexRoot) }
+    }
+
+    /// Also wakes when the directory at `root` is removed or moved, or its `write.lock` is: a watcher then makes it
+    /// again. Call again after that, for the new directory.
+    func watchIndexDirectory(_ root: String) {
+        guard inotify >= 0 else { return }
+        let mask = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_DELETE | IN_MOVED_FROM)
+        indexWatch = inotify_add_watch(inotify, root, mask)
     }
 
     deinit {
@@ -100,9 +113,14 @@ final class ChangeNotifier: @unchecked Sendable {
             while offset + MemoryLayout<inotify_event>.size <= count {
                 let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
                 let nameStart = offset + MemoryLayout<inotify_event>.size
-                if event.len > 0 {
-                    let name = String(cString: buffer.advanced(by: nameStart).assumingMemoryBound(to: CChar.self))
-                    if names.contains(name) { relevant = true }
+                let name = event.len > 0
+                    ? String(cString: buffer.advanced(by: nameStart).assumingMemoryBound(to: CChar.self)) : ""
+                if indexWatch >= 0 && event.wd == indexWatch {
+                    if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 || name == "write.lock" {
+                        relevant = true
+                    }
+                } else if names.contains(name) {
+                    relevant = true
                 }
                 if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { relevant = true }
                 offset = nameStart + Int(event.len)

@@ -4,12 +4,18 @@ import Foundation
 /// `XAPIANDB` stub that names the current one.
 ///
 /// ```
-/// <root>/XAPIANDB      "auto db-3"   ← readers (and xapian-delve <root>) open this
-/// <root>/db-3/         the current glass database
-/// <root>/write.lock    flock held by the one writer, with its pid inside
+/// <root>/spotlite-index  the marker: this directory is a Spotlite index of store <uuid>
+/// <root>/XAPIANDB        "auto db-3"   ← readers (and xapian-delve <root>) open this
+/// <root>/db-3/           the current glass database
+/// <root>/write.lock      flock held by the one writer, with its pid inside
+/// <root>/check-state     the table files as last checked or written (see ``IndexHealth``)
 /// ```
 /// A rebuild writes `db-4`, then replaces the stub with one rename: a search sees the old index or the
 /// new one, never an empty or half-built one.
+///
+/// Spotlite deletes only what it can prove it made: a directory it did not mark is never written to (see
+/// ``claim(for:storePath:)``), and a generation goes only if its name is one Spotlite gives and it holds nothing
+/// but Xapian's own files (``removeGeneration(_:)``).
 public struct IndexLocation: Sendable, Equatable {
     public let root: String
 
@@ -19,13 +25,20 @@ public struct IndexLocation: Sendable, Equatable {
 
     var stubPath: String { root + "/XAPIANDB" }
     var lockPath: String { root + "/write.lock" }
+    var markerPath: String { root + "/" + IndexMarker.fileName }
+    var checkStatePath: String { root + "/check-state" }
 
     /// The name of the current generation (e.g. `db-3`), or nil if there is no index.
     func currentGeneration() -> String? {
         guard let text = try? String(contentsOfFile: stubPath, encoding: .utf8) else { return nil }
+        return Self.generation(inStub: text)
+    }
+
+    /// The generation a stub's text names (`auto db-3`), if it names one of the form Spotlite gives.
+    static func generation(inStub text: String) -> String? {
         for line in text.split(separator: "\n") {
             let words = line.split(separator: " ")
-            if words.count == 2, words[0] == "auto", words[1].hasPrefix("db-") { return String(words[1]) }
+            if words.count == 2, words[0] == "auto", isGenerationName(words[1]) { return String(words[1]) }
         }
         return nil
     }
@@ -42,15 +55,15 @@ public struct IndexLocation: Sendable, Equatable {
 
     func path(of generation: String) -> String { root + "/" + generation }
 
+    /// Whether this user may write in the index directory (false on a read-only mount, or another user's index).
+    var isWritable: Bool { access(root, W_OK) == 0 }
+
     /// A name for a new generation, after every one present.
     func nextGeneration() -> String {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        let numbers = names.compactMap { $0.hasPrefix("db-") ? Int($0.dropFirst(3)) : nil }
-        return "db-\((numbers.max() ?? 0) + 1)"
-    }
-
-    func createRoot() throws {
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let numbers = names.compactMap(Self.generationNumber)
+        let next = (numbers.max() ?? 0).addingReportingOverflow(1)
+        return "db-\(next.overflow ? 1 : next.partialValue)"
     }
 
     /// Makes `generation` current atomically: its files are flushed to disk, then the stub is replaced by a rename.
@@ -61,28 +74,93 @@ public struct IndexLocation: Sendable, Equatable {
         }
         try Self.fsync(path: directory)
         let temporary = stubPath + ".tmp"
-        try Data("auto \(generation)\n".utf8).write(to: URL(fileURLWithPath: temporary))
+        try Self.write(Data("auto \(generation)\n".utf8), to: temporary)
         try Self.fsync(path: temporary)
         guard rename(temporary, stubPath) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: stubPath])
+            throw IndexerError(.index, "cannot replace \(stubPath): \(String(cString: strerror(errno)))")
         }
         try Self.fsync(path: root)
     }
 
-    /// Removes every generation but the current one (left over by swaps and interrupted rebuilds).
-    func removeStaleGenerations() {
+    /// Removes every generation but the current one (left over by swaps and interrupted rebuilds). Returns the
+    /// names of those it had to leave because they hold files Xapian does not make.
+    @discardableResult
+    func removeStaleGenerations() -> [String] {
         let current = currentGeneration()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        for name in names where name.hasPrefix("db-") && name != current {
-            try? FileManager.default.removeItem(atPath: path(of: name))
+        return names.filter { Self.isGenerationName($0) && $0 != current && !removeGeneration($0) }
+    }
+
+    /// Removes the generation `name` and its shards if it can prove they are Spotlite's: a name of the form
+    /// `db-N` or `db-N.shard-K`, a real directory (not a link), holding only Xapian's files. Anything else is left
+    /// in place. Returns whether `name` is gone.
+    @discardableResult
+    func removeGeneration(_ name: String) -> Bool {
+        guard Self.isGenerationName(name) else { return false }
+        let directory = path(of: name)
+        var status = stat()
+        guard lstat(directory, &status) == 0 else { return true }
+        guard status.st_mode & S_IFMT == S_IFDIR else { return false }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for entry in entries where Self.isXapianFile(entry) { unlink(directory + "/" + entry) }
+        return rmdir(directory) == 0
+    }
+
+    /// `db-N` or `db-N.shard-K`, N and K decimal numbers: the only names Spotlite gives generations.
+    static func isGenerationName<S: StringProtocol>(_ name: S) -> Bool {
+        generationNumber(String(name)) != nil
+    }
+
+    /// N of `db-N` or `db-N.shard-K`.
+    static func generationNumber(_ name: String) -> Int? {
+        guard name.hasPrefix("db-") else { return nil }
+        let parts = name.dropFirst(3).split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let number = parts.first.flatMap({ isDecimal($0) ? Int($0) : nil }) else { return nil }
+        if parts.count == 2 {
+            guard parts[1].hasPrefix("shard-"), isDecimal(parts[1].dropFirst(6)) else { return nil }
         }
+        return number
+    }
+
+    private static func isDecimal<S: StringProtocol>(_ text: S) -> Bool {
+        !text.isEmpty && text.count <= 9 && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// The files Xapian's glass backend keeps in a database directory: the tables, the version file, its
+    /// temporary and the lock.
+    static func isXapianFile(_ name: String) -> Bool {
+        name.hasSuffix(".glass") || name == "iamglass" || name == "v.tmp" || name == "flintlock"
     }
 
     static func fsync(path: String) throws {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw IndexerError(.index, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
-        _ = Glibc.fsync(descriptor)
+        if Glibc.fsync(descriptor) != 0 && errno != EINVAL {
+            throw IndexerError(.index, "cannot flush \(path) to disk: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Writes `data` to a new file at `path` (replacing one there), reporting any short write.
+    static func write(_ data: Data, to path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw IndexerError(.index, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    throw IndexerError(.index, "cannot write \(path): \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
     }
 }
 
@@ -101,5 +179,14 @@ struct FileIdentity: Equatable {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
         changed = includingChangeTime ? [status.st_ctim.tv_sec, status.st_ctim.tv_nsec] : nil
+    }
+
+    /// The file open as `descriptor`.
+    init?(descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        changed = nil
     }
 }

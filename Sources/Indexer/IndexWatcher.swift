@@ -46,7 +46,8 @@ public final class IndexWatcher: Sendable {
     let options: Options
     let logger: Logger
     private let notifier: ChangeNotifier
-    private let lock: WriterLock
+    /// Replaced when the index directory is removed under the watcher and made again.
+    nonisolated(unsafe) private var lock: WriterLock
 
     /// Takes the index's write lock, waiting up to `lockTimeout` seconds for a `spotlite index` or rebuild to
     /// finish. Throws ``IndexerError/Code-swift.struct/locked`` at once if another watcher keeps the index.
@@ -59,7 +60,7 @@ public final class IndexWatcher: Sendable {
         lock = try indexer.acquireLock(timeout: lockTimeout, purpose: Self.purpose)
         storeFile = FileIdentity(path: indexer.store.path)
         do {
-            notifier = try ChangeNotifier(storePath: indexer.store.path)
+            notifier = try ChangeNotifier(storePath: indexer.store.path, indexRoot: indexer.location.root)
         } catch {
             throw IndexerError(.index, "cannot watch \(indexer.store.path): \(error)")
         }
@@ -71,44 +72,65 @@ public final class IndexWatcher: Sendable {
     }
 
     /// Applies changes until ``stop()``; then closes the index (everything applied is committed) and returns.
-    /// Throws only if the index cannot be opened or built at start, or if another store's file replaces the store.
+    /// Throws only if the index cannot be opened or built at start, if another store's file replaces the store,
+    /// or if the index directory is removed and cannot be made again.
     public func run() throws(IndexerError) {
-        var index = try openOrRebuild()
-        defer { try? index.index.close() }
+        var live = try openOrRebuild()
+        defer { live.close() }
         logger.info(
             "watching the store for changes",
             metadata: [
-                "store": "\(indexer.store.path)", "index": "\(indexer.location.root)", "cursor": "\(index.cursor)",
+                "store": "\(indexer.store.path)", "index": "\(indexer.location.root)", "cursor": "\(live.cursor)",
                 "notifications": "\(notifier.isWatchingFiles ? "inotify" : "polling every \(ChangeNotifier.fallbackInterval) s")",
             ])
         var failures = 0
+        var failingSince: Date?
         var prunedThrough = (try? indexer.store.read { try $0.logPrunedThrough() }) ?? 0
         while !notifier.isStopped {
             if try followReplacedStore() {
                 prunedThrough = (try? indexer.store.read { try $0.logPrunedThrough() }) ?? 0
             }
+            if !lock.isIntact { try recreateRemovedDirectory(&live) }
             do {
-                try applyPending(&index)
+                try applyPending(&live)
                 // Prune in steps of `logRetention` entries, not a delete per batch.
-                if index.cursor - prunedThrough > 2 * options.logRetention {
-                    let removed = try indexer.pruneAppliedChanges(through: index.cursor, keeping: options.logRetention)
-                    prunedThrough = index.cursor - options.logRetention
+                if live.cursor - prunedThrough > 2 * options.logRetention {
+                    let removed = try indexer.pruneAppliedChanges(through: live.cursor, keeping: options.logRetention)
+                    prunedThrough = live.cursor - options.logRetention
                     logger.debug("pruned the change log", metadata: ["entries": "\(removed)", "through": "\(prunedThrough)"])
                 }
+                if failures > 0 {
+                    logger.notice("applying changes again after \(failures) failed attempts", metadata: ["cursor": "\(live.cursor)"])
+                    lock.setState(nil)
+                }
                 failures = 0
+                failingSince = nil
             } catch {
                 failures += 1
-                var reason = Self.rebuildReason(for: error)
-                if reason == nil, failures >= Self.indexFailuresBeforeRebuild, Self.isIndexError(error) {
-                    reason = "the index failed \(failures) times in a row (\(error))"
-                }
-                if let reason {
-                    if replace(&index, reason: reason) { continue }
-                } else {
-                    logger.error("could not apply changes (attempt \(failures)): \(error)")
-                }
+                let since = failingSince ?? Date()
+                failingSince = since
                 // Back off: 0.1 s, doubling to 30 s, unless asked to stop.
                 let pause = min(30, 0.1 * pow(2, Double(min(failures - 1, 10))))
+                if Self.isOutOfSpace(error) {
+                    // A rebuild needs more room than a catch-up: keep serving the generation there is, give the
+                    // writer back (its failed transaction may have left it unusable), and retry the catch-up.
+                    live.close()
+                    let state = "the disk is full since \(Self.timestamp(since)) (\(error)); searches get the index as "
+                        + "it was; retrying the catch-up every \(Int(pause.rounded(.up))) s"
+                    lock.setState(state)
+                    logger.error("could not apply changes (attempt \(failures)): \(state)")
+                } else {
+                    var reason = Self.rebuildReason(for: error)
+                    if reason == nil, failures >= Self.indexFailuresBeforeRebuild, Self.isIndexError(error) {
+                        reason = "the index failed \(failures) times in a row (\(error))"
+                    }
+                    if let reason {
+                        if replace(&live, reason: reason) { continue }
+                    } else {
+                        logger.error("could not apply changes (attempt \(failures)): \(error)")
+                    }
+                    lock.setState("failing since \(Self.timestamp(since)): \(error); retrying")
+                }
                 if notifier.wait(timeout: pause) == .stopped { break }
                 continue
             }
@@ -118,10 +140,57 @@ public final class IndexWatcher: Sendable {
             case .changed:
                 if options.gatherDelay > 0 { Thread.sleep(forTimeInterval: options.gatherDelay) }
             case .timedOut:
-                if let problem = readerProblem() { replace(&index, reason: "the index cannot be read (\(problem))") }
+                if let problem = readerProblem() {
+                    replace(&live, reason: "the index cannot be read (\(problem))")
+                } else if let generation = live.generation, let damage = indexer.health.damageIfChanged(generation) {
+                    // Someone changed the tables behind the watcher's back (it records what it writes).
+                    replace(&live, reason: "the index is damaged (\(damage))")
+                }
             }
         }
-        logger.info("stopped", metadata: ["cursor": "\(index.cursor)"])
+        logger.info("stopped", metadata: ["cursor": "\(live.cursor)"])
+    }
+
+    /// `2026-11-23T10:00:00Z`.
+    private static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// Makes the index directory again after it was removed (`rm -rf`) or moved away under the watcher, takes the
+    /// lock in it and rebuilds the index there, so that the watcher's lock is where the index is and a second
+    /// watcher finds it. Throws if the directory cannot be made, or another process locked it first.
+    private func recreateRemovedDirectory(_ live: inout LiveIndex) throws(IndexerError) {
+        let root = indexer.location.root
+        logger.error("the index directory \(root) was removed or moved; making it again and rebuilding the index")
+        live.close()
+        // The removal may still be going on (`rm -rf` empties the directory before removing it): give it a moment.
+        let deadline = Date().addingTimeInterval(5)
+        while true {
+            do {
+                try indexer.claimLocation()
+                break
+            } catch where error.code == .badIndexPath && Date() < deadline {
+                usleep(50_000)
+            }
+        }
+        let acquired: WriterLock?
+        do {
+            acquired = try WriterLock.acquire(at: indexer.location.lockPath, timeout: 0, purpose: Self.purpose)
+        } catch {
+            throw IndexerError(.index, "cannot lock the new index directory \(root): \(error)")
+        }
+        guard let taken = acquired else {
+            let holder = WriterLock.holder(at: indexer.location.lockPath)
+            throw IndexerError(
+                .locked,
+                "the index directory \(root) was removed, and process \(holder?.pid ?? 0) (\(holder?.purpose ?? "unknown")) "
+                    + "locked the new one first; this watcher stops")
+        }
+        lock = taken
+        notifier.watchIndexDirectory(root)
+        live = try rebuild(reason: "the index directory was removed")
     }
 
     /// Opens the store again when its path names another file than the one being read — a restore, a sync tool
@@ -156,16 +225,23 @@ public final class IndexWatcher: Sendable {
         return true
     }
 
-    /// The index being written, and the last change applied to it.
+    /// The index being written (nil after a failure closed it: the next step opens it again), and the last change
+    /// applied to it.
     struct LiveIndex {
-        var index: SearchableIndex
+        var index: SearchableIndex?
         var cursor: Int64
+        var generation: String?
+
+        mutating func close() {
+            try? index?.close()
+            index = nil
+        }
     }
 
     private func openOrRebuild() throws(IndexerError) -> LiveIndex {
         switch try indexer.openCurrentForWriting() {
-        case .open(let index, let cursor):
-            return LiveIndex(index: index, cursor: cursor)
+        case .open(let index, let cursor, let generation):
+            return LiveIndex(index: index, cursor: cursor, generation: generation)
         case .needsRebuild(let reason):
             if indexer.location.exists { logger.error("rebuilding the index from the store: \(reason)") }
             return try rebuild(reason: reason)
@@ -177,7 +253,7 @@ public final class IndexWatcher: Sendable {
     @discardableResult
     private func replace(_ live: inout LiveIndex, reason: String) -> Bool {
         logger.error("rebuilding the index from the store: \(reason)")
-        try? live.index.close()
+        live.close()
         do {
             live = try rebuild(reason: reason)
             return true
@@ -197,26 +273,33 @@ public final class IndexWatcher: Sendable {
                 "seconds": "\(String(format: "%.2f", Date().timeIntervalSince(started)))",
             ])
         warn(report.skipped)
-        guard case .open(let index, let cursor) = try indexer.openCurrentForWriting() else {
+        guard case .open(let index, let cursor, let generation) = try indexer.openCurrentForWriting() else {
             throw IndexerError(.index, "the rebuilt index \(indexer.location.root) cannot be opened")
         }
-        return LiveIndex(index: index, cursor: cursor)
+        return LiveIndex(index: index, cursor: cursor, generation: generation)
     }
 
     /// Applies every change logged after the cursor, a batch per commit, stopping early if asked to.
     private func applyPending(_ live: inout LiveIndex) throws {
+        if live.index == nil {
+            // A failure closed it: open it again (or rebuild, if that is what it needs now).
+            live = try openOrRebuild()
+        }
+        guard let index = live.index else { return }
         while !notifier.isStopped {
             let started = DispatchTime.now()
             let batch = try indexer.store.read { try $0.changes(after: live.cursor, limit: options.batchSize) }
             if batch.isEmpty { return }
             var report = StoreIndexer.Report()
             do {
-                try indexer.apply(batch, to: live.index, report: &report)
+                try indexer.apply(batch, to: index, report: &report)
             } catch {
-                try? live.index.cancelIndexBatch()
+                try? index.cancelIndexBatch()
                 throw error
             }
             live.cursor = batch.throughSequence
+            // What the watcher wrote is recorded, so that only changes made behind its back call for a check.
+            if let generation = live.generation { indexer.health.record(generation) }
             let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
             logger.debug(
                 "applied a batch",
@@ -242,6 +325,22 @@ public final class IndexWatcher: Sendable {
         }
     }
 
+    /// Whether a failure is a full disk or quota (the index's, or the store's when pruning): nothing is damaged,
+    /// and a rebuild would only need more room.
+    static func isOutOfSpace(_ error: any Error) -> Bool {
+        switch error {
+        case let error as SearchIndexError: return error.code == .noSpace
+        case let error as IndexerError:
+            if let indexError = error.indexError { return isOutOfSpace(indexError) }
+            if let storeError = error.storeError { return isOutOfSpace(storeError) }
+            return SearchIndexError.isOutOfSpace(error.message)
+        case let error as StoreError:
+            return error.message.contains("database or disk is full") || SearchIndexError.isOutOfSpace(error.message)
+        default:
+            return SearchIndexError.isOutOfSpace("\(error)")
+        }
+    }
+
     /// Why a failure calls for a rebuild rather than a retry, if it does.
     static func rebuildReason(for error: any Error) -> String? {
         switch error {
@@ -263,7 +362,7 @@ public final class IndexWatcher: Sendable {
 
     static func isIndexError(_ error: any Error) -> Bool {
         switch error {
-        case let error as SearchIndexError: return error.code != .locked
+        case let error as SearchIndexError: return error.code != .locked && error.code != .noSpace
         case let error as IndexerError: return error.indexError.map(isIndexError) ?? false
         default: return false
         }
@@ -317,7 +416,8 @@ extension StoreIndexer {
         throws(IndexerError) -> Int
     {
         let through = cursor - retention
-        guard through > 0 else { return 0 }
+        // A read-only store keeps its log: pruning is housekeeping, never worth failing a command for.
+        guard through > 0, !store.isReadOnly else { return 0 }
         return try indexer(location.root) {
             guard try store.read({ try $0.logPrunedThrough() }) < through else { return 0 }
             return try store.pruneChangeLog(through: through)

@@ -15,6 +15,9 @@ public struct IndexerError: Error, CustomStringConvertible, Sendable {
         public static let querySyntax = Code("query syntax")
         /// The store failed (see the cause).
         public static let store = Code("store")
+        /// The index path is no place for this store's index: a file, a directory holding other things, the
+        /// store's own directory, or another store's index. Nothing there was touched.
+        public static let badIndexPath = Code("bad index path")
 
         public var description: String { name }
     }

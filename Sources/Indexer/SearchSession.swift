@@ -32,7 +32,10 @@ public final class SearchSession {
             _ = try indexer.parse(text, options: options, reader: nil)
         }
         let stub = indexer.location.stubIdentity()
-        if stub != readerStub { reader = nil }
+        if stub != readerStub {
+            reader = nil
+            try indexer.checkLocation()
+        }
         let fresh = try indexer.freshReader(reusing: reader)
         if fresh.reader !== reader { readerStub = stub }
         reader = fresh.reader

@@ -35,9 +35,29 @@ extension StoreIndexer {
     func rebuildHoldingLock(reason: String, options: RebuildOptions = RebuildOptions()) throws(IndexerError) -> Report {
         var report = Report()
         report.rebuildReason = reason
+        // What an earlier build left (a kill, a full disk) goes first: holding the lock, nobody is building it.
+        location.removeStaleGenerations()
         let generation = location.nextGeneration()
         let path = location.path(of: generation)
         let shardPaths = options.compacted ? (0..<options.shards).map { "\(path).shard-\($0)" } : [path]
+        do {
+            try build(generation: generation, shardPaths: shardPaths, options: options, report: &report)
+        } catch {
+            // A failed build gives its space back at once (a full disk most of all); the current index stays.
+            for shard in shardPaths where shard != path {
+                location.removeGeneration(String(shard.dropFirst(location.root.count + 1)))
+            }
+            if location.currentGeneration() != generation { location.removeGeneration(generation) }
+            throw error
+        }
+        try location.updateMarker(layout: SearchIndexLayout.version, storeID: store.uuid)
+        return report
+    }
+
+    private func build(generation: String, shardPaths: [String], options: RebuildOptions, report: inout Report)
+        throws(IndexerError)
+    {
+        let path = location.path(of: generation)
         try indexer(location.root) {
             let build = ShardedBuild(
                 paths: shardPaths,
@@ -62,10 +82,10 @@ extension StoreIndexer {
             report.skipped = built.skipped.map { Report.Skipped(uri: $0.uri, reason: $0.reason) }
             if options.compacted { try SearchableIndex.merge(shardPaths, into: path) }
             try location.makeCurrent(generation)
+            health.record(generation)
             location.removeStaleGenerations()  // the old generation and the shards (`db-N.shard-K`)
             report.cursor = cursor
         }
-        return report
     }
 }
 

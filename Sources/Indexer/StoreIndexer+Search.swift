@@ -97,6 +97,8 @@ public struct SearchOutcome: Sendable {
     public var changesBehind: Int?
     /// Set when the search caught the index up (or built it) first.
     public var catchUp: StoreIndexer.Report?
+    /// Why the index was searched as committed although it was behind (read-only to this user, a full disk).
+    public var staleReason: String?
 }
 
 extension StoreIndexer {
@@ -119,6 +121,7 @@ extension StoreIndexer {
     public func search(_ text: String, options: SearchOptions) throws(IndexerError) -> SearchOutcome {
         // Refuse a bad query before touching the index.
         _ = try parse(text, options: options, reader: nil)
+        try checkLocation()
         return try search(text, options: options, on: try freshReader(reusing: nil))
     }
 
@@ -129,19 +132,35 @@ extension StoreIndexer {
         var catchUp: Report?
         /// Changes the reader has not applied (another writer holds the index), nil when none.
         var behind: Int?
+        /// Why the index could not be caught up and was searched as committed (this user cannot write it, the
+        /// disk is full), if it was.
+        var staleReason: String?
     }
 
     /// `reader` (or, without one, the index opened now) when it is current, after a reopen if need be; else
-    /// catches the index up when the write lock is free at once, waits briefly for `spotlite watch`, or reads
-    /// what is committed and counts what it lacks.
+    /// catches the index up — through the change the store had logged when the search began, however busy its
+    /// writers — when the write lock is free at once, waits briefly for `spotlite watch`, or reads what is
+    /// committed and counts what it lacks (as it does for an index this user cannot write).
     func freshReader(reusing reader: SearchReader?) throws(IndexerError) -> FreshReader {
+        let target = try lastChange()
         // Most searches find the index current: a read of its cursor avoids taking the write lock at all.
         if let reader = reader ?? (location.exists ? try? openReader() : nil) {
-            if try isCurrent(reader) { return FreshReader(reader: reader) }
-            if (try? reader.reopen()) != nil, try isCurrent(reader) { return FreshReader(reader: reader) }
+            if try isCurrent(reader, target: target) { return FreshReader(reader: reader) }
+            if (try? reader.reopen()) != nil, try isCurrent(reader, target: target) { return FreshReader(reader: reader) }
         }
         var catchUp: Report?
-        if let report = try catchUpIfUnlocked() {
+        if location.exists, !location.isWritable {
+            // Searched as committed; the caller says so.
+            return try committedReader(because: "the index is read-only to you")
+        }
+        let caughtUp: Report?
+        do {
+            caughtUp = try catchUpIfUnlocked(through: target)
+        } catch where location.exists && IndexWatcher.isOutOfSpace(error) {
+            // The index that is there still answers: better stale results, said so, than none.
+            return try committedReader(because: "the index could not be brought up to date: the disk is full")
+        }
+        if let report = caughtUp {
             catchUp = report
         } else if liveWatcher() != nil {
             // `spotlite watch` keeps the index live: a few milliseconds let it apply what was just written, so
@@ -153,15 +172,46 @@ extension StoreIndexer {
         }
         let searcher = try indexer(location.root) { try openReader() }
         guard catchUp == nil else { return FreshReader(reader: searcher, catchUp: catchUp) }
-        let behind = try indexer(location.root) {
-            let cursor = Int64(try searcher.fetchLastClientState() ?? "0") ?? 0
-            return try store.read { try $0.changeCount(after: cursor) }
-        }
+        let behind = try changes(after: searcher)
         return FreshReader(reader: searcher, behind: behind == 0 ? nil : behind)
     }
 
-    /// Searches `fresh.reader`: parse, match, spelling, resolution against the store, snippets, facets.
+    /// The committed index, with how far behind it is and why it was not caught up.
+    private func committedReader(because reason: String) throws(IndexerError) -> FreshReader {
+        let searcher = try indexer(location.root) { try openReader() }
+        let behind = try changes(after: searcher)
+        return FreshReader(reader: searcher, behind: behind == 0 ? nil : behind, staleReason: reason)
+    }
+
+    /// How many logged changes `reader`'s index has not applied.
+    private func changes(after reader: SearchReader) throws(IndexerError) -> Int {
+        try indexer(location.root) {
+            let cursor = Int64(try reader.fetchLastClientState() ?? "0") ?? 0
+            return try store.read { try $0.changeCount(after: cursor) }
+        }
+    }
+
+    /// How many times a search starts again on a newer revision when a writer moved the index under it.
+    static let modifiedRetries = 5
+
+    /// Searches `fresh.reader`; a search that a writer's commits overtake (Xapian's `DatabaseModifiedError`, from
+    /// a wildcard's expansion, the spelling data or the match) reopens and starts again, a bounded number of times.
     func search(_ text: String, options: SearchOptions, on fresh: FreshReader) throws(IndexerError) -> SearchOutcome {
+        var attempt = 0
+        while true {
+            do {
+                return try searchOnce(text, options: options, on: fresh)
+            } catch where error.indexError?.code == .modified && attempt < Self.modifiedRetries {
+                attempt += 1
+                try indexer(location.root) { try fresh.reader.reopen() }
+            }
+        }
+    }
+
+    /// Parse, match, spelling, resolution against the store, snippets, facets.
+    private func searchOnce(_ text: String, options: SearchOptions, on fresh: FreshReader) throws(IndexerError)
+        -> SearchOutcome
+    {
         let searcher = fresh.reader
         var query = try parse(text, options: options, reader: searcher)
         var results = try indexer(location.root) { try searcher.search(query, options.request) }
@@ -208,7 +258,7 @@ extension StoreIndexer {
             total: results.total, isExact: results.isExact, offset: options.request.offset,
             limit: options.request.limit, facets: try facetCounts(results), suggestion: suggestion,
             searchedSuggestion: searchedSuggestion, dropped: dropped, changesBehind: fresh.behind,
-            catchUp: fresh.catchUp)
+            catchUp: fresh.catchUp, staleReason: fresh.staleReason)
     }
 
     /// The words of `text` the index does not know (as typed, lowercased), or nil if it knows every one.
@@ -320,14 +370,18 @@ extension StoreIndexer {
         }
     }
 
-    /// Whether the index is bound to this store and layout and has applied the store's last change.
-    func isCurrent(_ reader: SearchReader) throws(IndexerError) -> Bool {
+    /// Whether the index is bound to this store and layout and has applied the store's change `target` (its last
+    /// when the search began), and none the store does not have.
+    func isCurrent(_ reader: SearchReader, target: Int64) throws(IndexerError) -> Bool {
         try indexer(location.root) {
             guard try reader.metadata(Self.storeKey) == store.uuid,
                 try reader.metadata(SearchIndexLayout.versionKey) == SearchIndexLayout.version,
                 let cursor = Int64(try reader.fetchLastClientState() ?? "")
             else { return false }
-            return try store.read { try $0.lastChangeSequence() } == cursor
+            if cursor == target { return true }
+            // A watcher may have applied changes logged since the search began.
+            guard cursor > target else { return false }
+            return try cursor <= store.read { try $0.lastChangeSequence() }
         }
     }
 

@@ -24,6 +24,10 @@ public struct IndexStatus: Sendable {
     public var needsRebuild: String?
     /// The process writing the index right now, if one is.
     public var writer: (pid: Int32, purpose: String)?
+    /// What the writer says of how it is doing, when something is wrong (a full disk, say).
+    public var writerState: String?
+    /// Why the index path cannot serve this store (another store's index, a file…), if it cannot.
+    public var indexProblem: String?
     /// The `spotlite watch` process keeping the index live, if one runs.
     public var watcher: Int32? { writer?.purpose == IndexWatcher.purpose ? writer?.pid : nil }
 }
@@ -39,7 +43,17 @@ extension StoreIndexer {
         var status = IndexStatus(
             storePath: store.path, storeID: store.uuid, indexPath: location.root, projects: counts.projects,
             items: counts.items, lastChange: counts.last, indexExists: location.exists)
-        status.writer = WriterLock.holder(at: location.lockPath)
+        do {
+            try checkLocation()
+        } catch {
+            status.indexProblem = error.message
+            status.indexExists = false
+            return status
+        }
+        if let holder = WriterLock.holder(at: location.lockPath) {
+            status.writer = (holder.pid, holder.purpose)
+            status.writerState = holder.state
+        }
         guard status.indexExists else {
             status.needsRebuild = "there is no index yet"
             return status

@@ -15,25 +15,44 @@ public struct VerifyReport: Sendable {
     public var changesBehind = 0
     /// Documents fixed by `--repair`.
     public var repaired = 0
+    /// What Xapian's full check of the index's tables found wrong, if anything.
+    public var damage: String?
+    /// Set when `--repair` rebuilt a damaged index (and why).
+    public var rebuilt: String?
 
-    /// True when store and index agree.
-    public var isClean: Bool { missing.isEmpty && stale.isEmpty && extra.isEmpty }
+    /// True when store and index agree and the index's tables are sound.
+    public var isClean: Bool { missing.isEmpty && stale.isEmpty && extra.isEmpty && damage == nil }
 }
 
 extension StoreIndexer {
-    /// Compares every store row with its index document (by fingerprint); read-only unless `repair`.
+    /// Checks every table of the index with Xapian's full check, then compares every store row with its index
+    /// document (by fingerprint); read-only unless `repair`.
     ///
-    /// With `repair`, takes the write lock, re-indexes missing and stale rows, deletes extra documents, and
-    /// returns the report of a second, clean comparison (with ``VerifyReport/repaired`` set).
+    /// With `repair`, takes the write lock and rebuilds a damaged index, or re-indexes missing and stale rows and
+    /// deletes extra documents; then returns the report of a second comparison (with ``VerifyReport/repaired`` or
+    /// ``VerifyReport/rebuilt`` set).
     public func verify(repair: Bool = false, lockTimeout: TimeInterval = defaultLockTimeout) throws(IndexerError)
         -> VerifyReport
     {
-        guard location.exists else {
+        try checkLocation()
+        guard let generation = location.currentGeneration(), location.exists else {
             throw IndexerError(.index, "there is no index at \(location.root); build it with `spotlite index`")
         }
         if liveWatcher() != nil {
             // Compare once the watcher has applied what the store holds now, not mid-way.
             _ = try waitUntilCurrent(timeout: lockTimeout)
+        }
+        if let damage = health.damage(generation) {
+            var report = VerifyReport()
+            report.damage = damage
+            guard repair else { return report }
+            let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite verify --repair")
+            let rebuilt = try withExtendedLifetime(lock) { () throws(IndexerError) in
+                try rebuildHoldingLock(reason: "the index is damaged (\(damage))")
+            }
+            report = try compare()
+            report.rebuilt = rebuilt.rebuildReason
+            return report
         }
         var report = try compare()
         guard repair, !report.isClean else { return report }
@@ -61,6 +80,7 @@ extension StoreIndexer {
                 try index.indexSearchableItems(documents)
                 try index.endIndexBatch(clientState: try index.fetchLastClientState() ?? "0")
                 try index.close()
+                health.record(generation)
             }
         }
         let fixed = report.missing.count + report.stale.count + report.extra.count
@@ -69,7 +89,21 @@ extension StoreIndexer {
         return report
     }
 
+    /// Compares store and index; when they differ while a writer moved the index or the store meanwhile, compares
+    /// again (up to three times), so that a change in flight is not reported as a difference.
     private func compare() throws(IndexerError) -> VerifyReport {
+        var report = VerifyReport()
+        for _ in 0..<3 {
+            let before = try indexer(location.root) { (try openReader().fetchLastClientState(), try lastChange()) }
+            report = try compareOnce()
+            if report.isClean { return report }
+            let after = try indexer(location.root) { (try openReader().fetchLastClientState(), try lastChange()) }
+            if before == after { return report }
+        }
+        return report
+    }
+
+    private func compareOnce() throws(IndexerError) -> VerifyReport {
         try indexer(location.root) {
             let reader = try openReader()
             let indexed = try reader.fingerprints()

@@ -53,10 +53,14 @@ public final class StoreIndexer: Sendable {
     ///
     /// While `spotlite watch` keeps the index live, writes nothing: waits up to `lockTimeout` for the watcher to
     /// apply every change logged so far, and reports it in ``Report/keptLiveBy``.
+    ///
+    /// It applies the changes logged when it starts, not those that writers keep adding meanwhile, so that busy
+    /// writers cannot keep it (and the lock) for ever; the next catch-up takes those.
     @discardableResult
     public func catchUp(lockTimeout: TimeInterval = defaultLockTimeout, batchSize: Int = defaultBatchSize)
         throws(IndexerError) -> Report
     {
+        try claimLocation()
         if let pid = liveWatcher() {
             guard let cursor = try waitUntilCurrent(timeout: lockTimeout) else {
                 throw IndexerError(
@@ -68,21 +72,30 @@ public final class StoreIndexer: Sendable {
             report.keptLiveBy = pid
             return report
         }
+        let target = try lastChange()
         let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite index")
         return try withExtendedLifetime(lock) { () throws(IndexerError) in
-            try catchUpHoldingLock(batchSize: batchSize)
+            try catchUpHoldingLock(batchSize: batchSize, through: target)
         }
     }
 
-    /// Like ``catchUp(lockTimeout:batchSize:)`` but only if the lock is free right now; returns nil otherwise.
-    public func catchUpIfUnlocked(batchSize: Int = defaultBatchSize) throws(IndexerError) -> Report? {
+    /// The store's newest change.
+    func lastChange() throws(IndexerError) -> Int64 {
+        try indexer(location.root) { try store.read { try $0.lastChangeSequence() } }
+    }
+
+    /// Like ``catchUp(lockTimeout:batchSize:)`` but only if the lock is free right now, and only through the change
+    /// `through`; returns nil when another process holds the lock.
+    public func catchUpIfUnlocked(batchSize: Int = defaultBatchSize, through: Int64? = nil) throws(IndexerError)
+        -> Report?
+    {
+        try claimLocation()
         let lock = try indexer(location.root) {
-            try location.createRoot()
-            return try WriterLock.acquire(at: location.lockPath, timeout: 0, purpose: "spotlite search")
+            try WriterLock.acquire(at: location.lockPath, timeout: 0, purpose: "spotlite search")
         }
         guard let lock else { return nil }
         return try withExtendedLifetime(lock) { () throws(IndexerError) in
-            try catchUpHoldingLock(batchSize: batchSize)
+            try catchUpHoldingLock(batchSize: batchSize, through: through)
         }
     }
 
@@ -99,6 +112,7 @@ public final class StoreIndexer: Sendable {
     }
 
     func acquireLock(timeout: TimeInterval, purpose: String) throws(IndexerError) -> WriterLock {
+        try claimLocation()
         if let pid = liveWatcher() {
             // It holds the lock for as long as it runs: waiting would only time out.
             let holder = "kept live by `spotlite watch` (process \(pid))"
@@ -108,8 +122,7 @@ public final class StoreIndexer: Sendable {
             throw IndexerError(.locked, message)
         }
         let lock = try indexer(location.root) {
-            try location.createRoot()
-            return try WriterLock.acquire(at: location.lockPath, timeout: timeout, purpose: purpose)
+            try WriterLock.acquire(at: location.lockPath, timeout: timeout, purpose: purpose)
         }
         guard let lock else {
             let holder = WriterLock.holder(at: location.lockPath)
@@ -119,6 +132,21 @@ public final class StoreIndexer: Sendable {
                 "the index \(location.root) is being written by \(who); waited \(Int(timeout)) s — try again when it finishes")
         }
         return lock
+    }
+
+    /// Damage detection for this index's generations.
+    var health: IndexHealth { IndexHealth(location: location) }
+
+    /// Makes sure the index path is this store's index directory (creating and marking it when new); throws
+    /// ``IndexerError/Code-swift.struct/badIndexPath`` for anything else there. Every writer calls it first.
+    func claimLocation() throws(IndexerError) {
+        try location.claim(for: store.uuid, storePath: store.path)
+    }
+
+    /// Throws ``IndexerError/Code-swift.struct/badIndexPath`` if the index path holds something a reader must not
+    /// take for this store's index (another store's index, a file). Readers call it first.
+    func checkLocation() throws(IndexerError) {
+        try location.checkReadable(for: store.uuid, storePath: store.path)
     }
 
     /// Why the current index cannot be caught up and must be rebuilt, or nil if it can.
@@ -137,7 +165,7 @@ public final class StoreIndexer: Sendable {
 
     /// The current index opened for writing, with its cursor; or why it must be rebuilt instead.
     enum WritableIndex {
-        case open(SearchableIndex, cursor: Int64)
+        case open(SearchableIndex, cursor: Int64, generation: String)
         case needsRebuild(reason: String)
     }
 
@@ -147,6 +175,11 @@ public final class StoreIndexer: Sendable {
         location.removeStaleGenerations()
         guard let generation = location.currentGeneration(), location.exists else {
             return .needsRebuild(reason: "there is no index yet")
+        }
+        // Damage done behind Xapian's back (a truncated or overwritten table) may not show until a search reads
+        // the broken block: check the tables whenever they changed since a writer last recorded them.
+        if let damage = health.damageIfChanged(generation) {
+            return .needsRebuild(reason: "the index is damaged (\(damage))")
         }
         let index: SearchableIndex
         do {
@@ -161,7 +194,7 @@ public final class StoreIndexer: Sendable {
                 try? index.close()
                 return .needsRebuild(reason: reason)
             }
-            return .open(index, cursor: Int64(try index.fetchLastClientState() ?? "0") ?? 0)
+            return .open(index, cursor: Int64(try index.fetchLastClientState() ?? "0") ?? 0, generation: generation)
         } catch {
             try? index.close()
             if error.code == .corrupt { return .needsRebuild(reason: "the index is damaged (\(error.message))") }
@@ -192,23 +225,24 @@ public final class StoreIndexer: Sendable {
         report.cursor = batch.throughSequence
     }
 
-    private func catchUpHoldingLock(batchSize: Int) throws(IndexerError) -> Report {
+    private func catchUpHoldingLock(batchSize: Int, through: Int64?) throws(IndexerError) -> Report {
         let index: SearchableIndex
         var report = Report()
         switch try openCurrentForWriting() {
         case .needsRebuild(let reason):
             return try rebuildHoldingLock(reason: reason)
-        case .open(let opened, let cursor):
+        case .open(let opened, let cursor, _):
             index = opened
             report.cursor = cursor
         }
         do {
             while true {
-                let batch = try store.read { try $0.changes(after: report.cursor, limit: batchSize) }
+                let batch = try store.read { try $0.changes(after: report.cursor, limit: batchSize, through: through) }
                 if batch.isEmpty { break }
                 try apply(batch, to: index, report: &report)
             }
             try index.close()
+            if report.batches > 0, let generation = location.currentGeneration() { health.record(generation) }
             return report
         } catch let error as StoreError where error.code == .changeLogGap {
             try? index.close()

@@ -75,18 +75,29 @@ import TrackerStore
         ])
     }
 
-    @Test func anIndexOfAnotherStoreIsRebuiltNotMixed() throws {
+    @Test func anIndexOfAnotherStoreIsRefusedNotMixedNorOverwritten() throws {
         let other = try TrackerStore.create(at: directory.file("other.sqlite"))
         let otherProject = try other.addProject(title: "Foreign")
         try other.addItem(projectID: otherProject.id, title: "Foreign item")
-        try StoreIndexer(store: other, indexPath: indexer.location.root).catchUp()
+        let otherIndexer = StoreIndexer(store: other, indexPath: indexer.location.root)
+        try otherIndexer.catchUp()
 
         let home = try store.addProject(title: "Home")
         try store.addItem(projectID: home.id, title: "Own item")
-        let report = try indexer.catchUp()
-        #expect(report.rebuildReason == "the index belongs to store \(other.uuid)")
-        #expect(try titles("item").sorted() == ["Own item"])
-        #expect(try indexer.verify().isClean)
+        // Writing, reading and verifying all refuse, naming both stores.
+        for attempt in [{ _ = try indexer.catchUp() }, { _ = try indexer.search("item") }, { _ = try indexer.verify() }] {
+            #expect {
+                try attempt()
+            } throws: { error in
+                guard let error = error as? IndexerError else { return false }
+                return error.code == .badIndexPath && error.message.contains(other.uuid)
+                    && error.message.contains(store.uuid)
+            }
+        }
+        #expect(try indexer.status().indexProblem?.contains("the index of another store") == true)
+        // The other store's index is as it was.
+        #expect(try otherIndexer.search("item").hits.count == 1)
+        #expect(try otherIndexer.verify().isClean)
     }
 
     @Test func anOlderLayoutIsRebuilt() throws {
@@ -246,7 +257,7 @@ import TrackerStore
             try Data("garbage".utf8).write(to: URL(fileURLWithPath: generation + "/" + name))
         }
         let report = try indexer.catchUp()
-        #expect(report.rebuildReason?.hasPrefix("the index could not be opened") == true)
+        #expect(report.rebuildReason?.hasPrefix("the index is damaged") == true)
         #expect(try titles("survivor") == ["Survivor"])
     }
 }
