@@ -46,14 +46,14 @@ struct AddItem: ParsableCommand {
     @Option(help: "The detail text.")
     var detail: String = ""
 
-    @Option(help: "1 (low), 2 (medium) or 3 (high).")
-    var priority: Int = 2
+    @Option(help: "1 or low, 2 or medium, 3 or high.")
+    var priority = PriorityArgument(2)
 
     func run() throws {
         try running {
             let store = try options.openStore()
             let owner = try store.findProject(project)
-            let item = try store.addItem(projectID: owner.id, title: title, detail: detail, priority: priority)
+            let item = try store.addItem(projectID: owner.id, title: title, detail: detail, priority: priority.value)
             Output.line(store.uri(.item, item.id).description)
         }
     }

@@ -43,7 +43,7 @@ struct CLIError: Error, CustomStringConvertible {
         case let error as IndexerError:
             if let storeError = error.storeError { return from(storeError) }
             switch error.code {
-            case .querySyntax: return CLIError(error.message, status: .usage)
+            case .querySyntax, .badIndexPath: return CLIError(error.message, status: .usage)
             case .store: return CLIError(error.message, status: .store)
             default: return CLIError(error.message, status: .index)
             }

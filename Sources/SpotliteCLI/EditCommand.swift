@@ -18,11 +18,17 @@ struct EditCommand: ParsableCommand {
     @Option(help: "A new detail text.")
     var detail: String?
 
-    @Option(help: "A new priority, 1…3 (items only).")
-    var priority: Int?
+    @Option(help: "A new priority: 1 or low, 2 or medium, 3 or high (items only).")
+    var priority: PriorityArgument?
 
     @Option(help: ArgumentHelp("Move the item to this project (title or URI).", valueName: "title-or-uri"))
     var project: String?
+
+    func validate() throws {
+        if title == nil && detail == nil && priority == nil && project == nil {
+            throw ValidationError("nothing to change: give --title, --detail, --priority or --project")
+        }
+    }
 
     func run() throws {
         try running {
@@ -33,7 +39,7 @@ struct EditCommand: ParsableCommand {
                 let projectID = try project.map { try store.findProject($0).id }
                 try store.updateItem(
                     id: target.entityID,
-                    ItemChanges(title: title, detail: detail, priority: priority, projectID: projectID))
+                    ItemChanges(title: title, detail: detail, priority: priority?.value, projectID: projectID))
             case .project:
                 if priority != nil || project != nil {
                     throw CLIError("--priority and --project apply to items, not projects", status: .usage)
@@ -115,7 +121,7 @@ struct DeleteCommand: ParsableCommand {
                     Output.line("deleted \(target)")
                 case .project:
                     let items = try store.deleteProject(id: target.entityID)
-                    Output.line("deleted \(target) and its \(items) items")
+                    Output.line("deleted \(target) and its \(count(items, "item"))")
                 }
             }
         }

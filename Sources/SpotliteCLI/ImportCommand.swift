@@ -8,7 +8,8 @@ struct ImportCommand: ParsableCommand {
         abstract: "Import projects and items from a JSON Lines file ('-' for stdin); all or nothing.",
         discussion: """
             Records whose id exists are updated; new ids are added. A file with a bad line is rejected whole \
-            ("line N: what is wrong") and the store is left as it was. Example:
+            ("line N: what is wrong") and the store is left as it was. Lines may be up to 64 MiB long, and one \
+            import reads at most 2048 MiB. Example:
               zcat samples/debian-changelogs.jsonl.gz | spotlite import -
             """
     )
@@ -20,19 +21,13 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         try running {
-            let data: Data
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                guard let contents = FileManager.default.contents(atPath: file) else {
-                    throw CLIError("cannot read \(file): no such file, or not readable", status: .usage)
-                }
-                data = contents
+            if file == "-" && Output.closedAtStart.contains(STDIN_FILENO) {
+                throw CLIError("cannot read standard input: it is closed; give a file, or pipe one in", status: .usage)
             }
             let store = try options.openStore()
-            let summary = try store.importJSONLines(data)
+            let summary = try store.importJSONLines(from: try ImportSource(path: file))
             Output.line(
-                "imported: \(summary.projectsAdded) projects and \(summary.itemsAdded) items added, "
+                "imported: \(count(summary.projectsAdded, "project")) and \(count(summary.itemsAdded, "item")) added, "
                     + "\(summary.projectsUpdated + summary.itemsUpdated) updated, \(summary.unchanged) unchanged")
         }
     }
@@ -49,16 +44,10 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         try running {
             let store = try options.openStore()
-            var buffer = ""
-            try store.exportJSONLines { line in
-                buffer += line
-                buffer += "\n"
-                if buffer.utf8.count > 1 << 16 {
-                    FileHandle.standardOutput.write(Data(buffer.utf8))
-                    buffer = ""
-                }
-            }
-            FileHandle.standardOutput.write(Data(buffer.utf8))
+            // Each line is checked: a full disk or a closed stdout stops the export at once, with an error.
+            try store.exportJSONLines { line in try Output.streamLine(line) }
+            Output.flush()
+            try Output.check()
         }
     }
 }

@@ -52,12 +52,15 @@ struct IndexCommand: ParsableCommand {
             }
             try indexer.pruneAppliedChanges(through: report.cursor, keeping: Int64(keepLog))
             if let reason = report.rebuildReason {
-                Output.line("rebuilt \(indexer.location.root): \(report.documentsWritten) documents in \(seconds) s (\(reason)); cursor \(report.cursor)")
+                Output.line(
+                    "rebuilt \(indexer.location.root): \(count(report.documentsWritten, "document")) in \(seconds) s (\(reason)); "
+                        + "cursor \(report.cursor)")
             } else if report.changesApplied == 0 {
                 Output.line("index is up to date (cursor \(report.cursor))")
             } else {
                 Output.line(
-                    "applied \(report.changesApplied) changes (\(report.documentsWritten) documents, \(report.batches) commits) in \(seconds) s; cursor \(report.cursor)")
+                    "applied \(count(report.changesApplied, "change")) (\(count(report.documentsWritten, "document")), "
+                        + "\(count(report.batches, "commit"))) in \(seconds) s; cursor \(report.cursor)")
             }
         }
     }

@@ -14,10 +14,11 @@ struct InitCommand: ParsableCommand {
         try running {
             let path = options.storePath
             let store: TrackerStore
-            if FileManager.default.fileExists(atPath: path) {
+            do {
                 store = try TrackerStore.open(at: path)
                 Output.note("spotlite: a store already exists at \(path); keeping it")
-            } else {
+            } catch let error as StoreError where error.code == .missingStore {
+                // No file, or an empty one (`touch`): nothing there to lose.
                 store = try TrackerStore.create(at: path)
             }
             Output.line("store: \(store.path)")

@@ -30,7 +30,7 @@ struct SearchCommand: ParsableCommand {
     @Option(help: "text, json, jsonl (one hit a line) or ids (one URI a line).")
     var format: OutputFormat = .text
 
-    @Option(help: "At most this many hits.")
+    @Option(name: [.short, .long], help: "At most this many hits.")
     var limit: Int = 20
 
     @Option(help: "Skip this many hits (for paging).")
@@ -58,9 +58,18 @@ struct SearchCommand: ParsableCommand {
     @Flag(help: "Print the parsed Xapian query and the filters applied.")
     var explain = false
 
+    @Flag(name: [.customShort("0"), .customLong("null")],
+          help: "End each record of --format ids or jsonl with a NUL byte instead of a newline (for xargs -0).")
+    var null = false
+
     func validate() throws {
         if let option = query.first(where: { $0.hasPrefix("--") && $0.count > 2 }) {
-            throw ValidationError("unknown option '\(option)'; see spotlite help search")
+            throw ValidationError("unknown option '\(option)'")
+        }
+        // `-word` excludes a word, but a dash and one letter reads as an option someone mistyped.
+        if let option = query.first(where: { $0.count == 2 && $0.hasPrefix("-") && $0.last != "-" }) {
+            throw ValidationError(
+                "unknown option '\(option)' (to exclude a one-letter word, write NOT \(option.dropFirst()))")
         }
         if query.isEmpty { throw ValidationError("give a query, e.g. spotlite search leaking tap") }
         if limit < 1 { throw ValidationError("--limit must be at least 1") }
@@ -92,8 +101,11 @@ struct SearchCommand: ParsableCommand {
         let text = query.joined(separator: " ")
         let outcome = try running { try options.openIndexer().search(text, options: search) }
         let terminal = Terminal.current
-        if let behind = outcome.changesBehind {
-            Output.note("spotlite: the index is \(behind) changes behind the store (another process is writing it); results may be stale")
+        if let reason = outcome.staleReason {
+            let behind = outcome.changesBehind.map { ", \(count($0, "change")) behind the store" } ?? ""
+            Output.note("spotlite: \(reason); searched it as it is\(behind)")
+        } else if let behind = outcome.changesBehind {
+            Output.note("spotlite: the index is \(count(behind, "change")) behind the store (another process is writing it); results may be stale")
         }
         if let rebuilt = outcome.catchUp?.rebuildReason {
             Output.note("spotlite: built the index first (\(rebuilt))")
@@ -111,11 +123,11 @@ struct SearchCommand: ParsableCommand {
         }
         switch format {
         case .ids:
-            for hit in outcome.hits { Output.line(hit.uri.description) }
+            for hit in outcome.hits { Output.record(hit.uri.description, nullTerminated: null) }
             Output.note(Self.totalLine(outcome))
             Self.facetLines(outcome).forEach(Output.note)
         case .jsonl:
-            for hit in outcome.hits { Output.line(SearchJSON.hit(hit).text) }
+            for hit in outcome.hits { Output.record(SearchJSON.hit(hit).text, nullTerminated: null) }
             Output.note(Self.totalLine(outcome))
             Self.facetLines(outcome).forEach(Output.note)
         case .json:

@@ -11,11 +11,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var options: StoreOptions
 
     @Option(help: "text or json.")
-    var format: OutputFormat = .text
-
-    func validate() throws {
-        if format != .text && format != .json { throw ValidationError("status prints --format text or json") }
-    }
+    var format: ReportFormat = .text
 
     func run() throws {
         let status = try running { try options.openIndexer().status() }
@@ -35,6 +31,8 @@ struct StatusCommand: ParsableCommand {
                 ("oldest_pending_seconds", status.oldestPendingAge.map { .int(Int($0)) } ?? .null),
                 ("writer_pid", status.writer.map { .int(Int($0.pid)) } ?? .null),
                 ("watcher_pid", status.watcher.map { .int(Int($0)) } ?? .null),
+                ("writer_state", status.writerState.map { .string($0) } ?? .null),
+                ("index_problem", status.indexProblem.map { .string($0) } ?? .null),
             ]).text)
             return
         }
@@ -49,16 +47,23 @@ struct StatusCommand: ParsableCommand {
         if let behind = status.changesBehind {
             let age = status.oldestPendingAge.map { ", the oldest logged \($0) s ago" } ?? ""
             let remedy = status.watcher != nil ? "spotlite watch is applying them" : "run `spotlite index`"
-            Output.line("behind:     \(behind == 0 ? "up to date" : "\(behind) changes\(age) (\(remedy))")")
+            Output.line("behind:     \(behind == 0 ? "up to date" : "\(count(behind, "change"))\(age) (\(remedy))")")
         }
-        if let reason = status.needsRebuild {
+        if let problem = status.indexProblem {
+            Output.line("problem:    \(problem)")
+        }
+        if let reason = status.needsRebuild, status.indexProblem == nil {
             Output.line("rebuild:    needed — \(reason) (`spotlite index` will rebuild)")
         }
         if let watcher = status.watcher {
             Output.line("watcher:    process \(watcher) keeps the index live (spotlite watch)")
         } else if let writer = status.writer {
             Output.line("writer:     process \(writer.pid) (\(writer.purpose))")
-        } else {
+        }
+        if let state = status.writerState {
+            Output.line("trouble:    \(state)")
+        }
+        if status.writer == nil {
             Output.line("watcher:    none (searches catch the index up; `spotlite watch` keeps it live)")
         }
     }
@@ -81,11 +86,7 @@ struct VerifyCommand: ParsableCommand {
     var repair = false
 
     @Option(help: "text or json.")
-    var format: OutputFormat = .text
-
-    func validate() throws {
-        if format != .text && format != .json { throw ValidationError("verify prints --format text or json") }
-    }
+    var format: ReportFormat = .text
 
     func run() throws {
         let report = try running { try options.openIndexer().verify(repair: repair) }
@@ -96,6 +97,8 @@ struct VerifyCommand: ParsableCommand {
                 ("index_documents", .int(report.indexDocuments)),
                 ("changes_behind", .int(report.changesBehind)),
                 ("repaired", .int(report.repaired)),
+                ("damage", report.damage.map { .string($0) } ?? .null),
+                ("rebuilt", report.rebuilt.map { .string($0) } ?? .null),
                 ("missing", .array(report.missing.map { .string($0) })),
                 ("stale", .array(report.stale.map { .string($0) })),
                 ("extra", .array(report.extra.map { .string($0) })),
@@ -104,11 +107,19 @@ struct VerifyCommand: ParsableCommand {
             for uri in report.missing { Output.line("missing  \(uri)") }
             for uri in report.stale { Output.line("stale    \(uri)") }
             for uri in report.extra { Output.line("extra    \(uri)") }
-            if report.repaired > 0 { Output.line("repaired \(report.repaired) documents") }
-            let verdict = report.isClean ? "clean" : "\(report.missing.count) missing, \(report.stale.count) stale, \(report.extra.count) extra"
-            Output.line("verify: \(report.storeRows) store rows, \(report.indexDocuments) index documents: \(verdict)")
+            if let damage = report.damage {
+                Output.line("damaged  \(damage)")
+                Output.line("note: `spotlite verify --repair` (or `spotlite index --rebuild`) rebuilds it from the store")
+            }
+            if let reason = report.rebuilt { Output.line("rebuilt the index: \(reason)") }
+            if report.repaired > 0 { Output.line("repaired \(count(report.repaired, "document"))") }
+            let verdict = report.isClean
+                ? "clean" : report.damage != nil ? "the index is damaged"
+                : "\(report.missing.count) missing, \(report.stale.count) stale, \(report.extra.count) extra"
+            Output.line(
+                "verify: \(count(report.storeRows, "store row")), \(count(report.indexDocuments, "index document")): \(verdict)")
             if report.changesBehind > 0 && !report.isClean {
-                Output.line("note: the index is \(report.changesBehind) changes behind; `spotlite index` applies them")
+                Output.line("note: the index is \(count(report.changesBehind, "change")) behind; `spotlite index` applies them")
             }
         }
         if !report.isClean { throw ExitCode(ExitStatus.noResults.rawValue) }

@@ -30,6 +30,36 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
+/// Output formats for commands that print a report (`status`, `verify`).
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+    /// For people.
+    case text
+    /// One JSON document.
+    case json
+}
+
+/// A priority as people type it: 1, 2, 3, or low, medium, high (any case).
+struct PriorityArgument: ExpressibleByArgument {
+    var value: Int
+
+    init(_ value: Int) { self.value = value }
+
+    /// Any whole number is taken here, so that one out of range gets the store's own one-line error.
+    init?(argument: String) {
+        switch argument.lowercased() {
+        case "low": value = 1
+        case "medium": value = 2
+        case "high": value = 3
+        default:
+            guard let number = Int(argument) else { return nil }
+            value = number
+        }
+    }
+
+    static var allValueStrings: [String] { ["1", "2", "3", "low", "medium", "high"] }
+    var defaultValueDescription: String { String(value) }
+}
+
 /// Output formats for commands that print records.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     /// For people.

@@ -9,7 +9,8 @@ struct WatchCommand: ParsableCommand {
         commandName: "watch",
         abstract: "Keep the index live: apply every change committed to the store, by any process, as it happens.",
         discussion: """
-            Runs until SIGINT or SIGTERM, then commits what is applied, releases the index and exits 0. \
+            Runs until SIGINT, SIGTERM or SIGHUP (a closed terminal), then commits what is applied, releases the \
+            index and exits 0. \
             Wakes on the store's file events (inotify; a 50 ms poll where there is none), applies bursts of \
             changes as one Xapian commit, rebuilds a damaged index from the store, skips documents Xapian \
             refuses with a warning, and prunes applied changes from the store's change log beyond --keep-log. \
@@ -55,7 +56,7 @@ struct WatchCommand: ParsableCommand {
         let group = ServiceGroup(
             configuration: .init(
                 services: [WatchService(watcher: watcher)],
-                gracefulShutdownSignals: [.sigterm, .sigint],
+                gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
                 logger: logger))
         try running { try blockOn { try await group.run() } }
     }

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Damage done to an index behind Xapian's back — a table cut short, a block overwritten — is found by `verify`
+/// (which reads every table), by `index` (which checks tables that changed since a writer recorded them) and by
+/// an idle `watch`, and the index is rebuilt from the store, which nothing touches.
+@Suite struct DamageTests {
+    static func generationPath(_ cli: CLI) throws -> String {
+        let stub = try String(contentsOfFile: cli.indexPath + "/XAPIANDB", encoding: .utf8)
+        let generation = try #require(stub.split(separator: " ").last?.trimmingCharacters(in: .newlines))
+        return cli.indexPath + "/" + generation
+    }
+
+    /// Cuts a table to half its length, as a failing disk or an interrupted copy would.
+    static func truncateHalf(_ path: String) throws {
+        let size = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(truncate(path, off_t(size / 2)) == 0)
+    }
+
+    /// Overwrites the first 4 KiB of a table with zeros, as `dd conv=notrunc` would.
+    static func zeroFirstBlock(_ path: String) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.write(contentsOf: Data(count: 4_096))
+        try handle.close()
+    }
+
+    @Test func aTruncatedPostingTableIsFoundByVerifyAndRebuiltByIndex() throws {
+        let cli = CLI()
+        #expect(cli("init").status == 0)
+        #expect(cli("import", "-", input: Repository.debianCorpusData).status == 0)
+        #expect(cli("index").status == 0)
+        let before = cli("export").stdout
+        try Self.truncateHalf(try Self.generationPath(cli) + "/postlist.glass")
+
+        let verify = cli("verify")
+        #expect(verify.status == 1, "\(verify.stdout)\(verify.stderr)")
+        #expect(verify.stdout.contains("damaged  "))
+        #expect(verify.stdout.contains("the index is damaged"))
+        #expect(cli("verify", "--format", "json").stdout.contains("\"damage\":\""))
+
+        let index = cli("index")
+        #expect(index.status == 0, "\(index.stderr)")
+        #expect(index.stdout.contains("(the index is damaged ("), "\(index.stdout)")
+        #expect(cli("verify").status == 0)
+        #expect(cli("search", "dpkg", "--format", "ids").status == 0)
+        #expect(cli("export").stdout == before)
+    }
+
+    @Test func aZeroedPositionBlockIsFoundAndPhraseSearchesWorkAfterTheRebuild() throws {
+        let cli = CLI.withSamples()
+        try Self.zeroFirstBlock(try Self.generationPath(cli) + "/position.glass")
+        let verify = cli("verify")
+        #expect(verify.status == 1)
+        #expect(verify.stdout.contains("damaged  "), "\(verify.stdout)")
+        let repair = cli("verify", "--repair")
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        #expect(repair.stdout.contains("rebuilt the index: the index is damaged"))
+        #expect(cli("search", "\"leaking tap\"", "--format", "ids").stdoutLines.count == 1)
+    }
+
+    @Test func anIdleWatcherNoticesDamageAndRebuilds() throws {
+        let cli = CLI.withSamples()
+        let watch = try RunningWatch(cli)
+        #expect(watch.waitUntilWatching())
+        // Nothing a reader opens at once is hurt: only the full check finds it.
+        try Self.zeroFirstBlock(try Self.generationPath(cli) + "/position.glass")
+        #expect(watch.waitForLog("rebuilding the index from the store: the index is damaged"))
+        #expect(watch.waitForLog("rebuilt the index"))
+        #expect(cli.waitForWatcher().status == 0)
+        #expect(cli("verify").status == 0)
+        #expect(watch.stop().status == 0)
+    }
+}

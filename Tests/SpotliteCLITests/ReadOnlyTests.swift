@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A store and an index on a read-only mount (a real one: a read-only bind mount in a private namespace) are read
+/// as they are: search, resolve, status and export work; writes are refused with one line naming the store.
+@Suite struct ReadOnlyTests {
+    @Test func aReadOnlyStoreAndIndexAreSearchedAsCommitted() throws {
+        let cli = CLI()
+        let data = cli.directory.file("data")
+        let store = data + "/tracker.sqlite"
+        let index = data + "/index"
+        let environment = ["SPOTLITE_STORE": store, "SPOTLITE_INDEX": index, "DATA": data]
+        func run(_ arguments: String...) -> ProcessResult {
+            TestSupport.run([CLI.binary] + arguments, environment: cli.environment.merging(environment) { $1 })
+        }
+        #expect(run("init").status == 0)
+        #expect(run("import", Repository.portfolio).status == 0)
+        #expect(run("index").status == 0)
+        let uri = run("search", "leaking", "tap", "--format", "ids", "-n", "1").stdout
+        // One change the index has not applied yet.
+        #expect(run("add", "item", "--project", "Garden", "Prune the roses").status == 0)
+        let exported = run("export").stdout
+        let script = """
+            mount --bind "$DATA" "$DATA" && mount -o remount,bind,ro "$DATA" || exit 99
+            "$spotlite" search leaking tap --format ids; echo "search $?"
+            "$spotlite" search roses --format ids; echo "roses $?"
+            "$spotlite" resolve \(uri.trimmingCharacters(in: .newlines)) --format ids; echo "resolve $?"
+            "$spotlite" status >/dev/null; echo "status $?"
+            "$spotlite" export > "$TMPDIR_EXPORT"; echo "export $?"
+            "$spotlite" verify >/dev/null; echo "verify $?"
+            "$spotlite" add project Boat; echo "add $?"
+            "$spotlite" import /dev/null; echo "import $?"
+            "$spotlite" index; echo "index $?"
+            """
+        let exportPath = cli.directory.file("export.jsonl")
+        var scriptEnvironment = environment
+        scriptEnvironment["TMPDIR_EXPORT"] = exportPath
+        let result = Namespace.run(script, cli: cli, environment: scriptEnvironment)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("search 0"), "\(result.stdout)\n\(result.stderr)")
+        #expect(lines.contains("roses 1"), "\(result.stdout)")
+        #expect(lines.contains("resolve 0"), "\(result.stdout)")
+        #expect(lines.contains("status 0"), "\(result.stdout)")
+        #expect(lines.contains("export 0"), "\(result.stdout)")
+        #expect(lines.contains("verify 1"), "\(result.stdout)")  // the index is one change behind, and says so
+        #expect(lines.contains("add 5") && lines.contains("import 5"), "\(result.stdout)")
+        #expect(lines.contains("index 6"), "\(result.stdout)")
+        #expect(try String(contentsOfFile: exportPath, encoding: .utf8) == exported)
+        let stderr = result.stderr
+        #expect(stderr.contains("spotlite: the index is read-only to you; searched it as it is, 1 change behind the store"))
+        #expect(stderr.contains("spotlite: the store \(store) is read-only to you"))
+        #expect(stderr.contains("is read-only to you (Read-only file system)"))
+        #expect(!stderr.contains("attempt to write a readonly database"))
+        // Once writable again, everything catches up.
+        #expect(run("search", "roses", "--format", "ids").stdoutLines.count == 1)
+        #expect(run("verify").status == 0)
+    }
+}
