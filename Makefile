@@ -2,8 +2,14 @@
 # Both install the Debian packages they need first.
 
 SWIFT ?= swift
+# Where `make install` puts the binary (bin/) and the manual page (share/man/man1/).
+PREFIX ?= $(HOME)/.local
+# The manual page, generated from the command tree by swift-argument-parser's generate-manual plugin.
+MAN_PAGE = .build/plugins/GenerateManual/outputs/spotlite/spotlite.1
+# Seconds each fuzz target runs in `make fuzz`.
+FUZZ_SECONDS ?= 60
 
-.PHONY: deps build run test bench bench-short clean
+.PHONY: deps build run test man install install-man bench bench-short fuzz clean
 
 deps:
 	@scripts/install-deps.sh
@@ -16,9 +22,21 @@ build: deps
 run: build
 	@scripts/run-default.sh
 
+# The manual page is made from the debug build the tests use, and checked by them (ManualTests).
 test: deps
 	$(SWIFT) build --build-tests
+	$(SWIFT) package generate-manual --configuration debug >/dev/null
 	$(SWIFT) test --skip-build
+
+man: deps
+	$(SWIFT) package generate-manual --configuration debug
+
+# User-level: ~/.local/bin/spotlite and ~/.local/share/man/man1/spotlite.1 (`man spotlite`).
+install: build man install-man
+	install -D -m 0755 .build/release/spotlite $(PREFIX)/bin/spotlite
+
+install-man:
+	install -D -m 0644 $(MAN_PAGE) $(PREFIX)/share/man/man1/spotlite.1
 
 # The benchmark suite (Benchmarks/, ordo-one/benchmark): Spotlite next to raw Xapian and SQLite FTS5 on the
 # Debian corpus and the 10k and 100k synthetic corpora. bench-short (CI) runs the 10k corpus only.
@@ -28,5 +46,18 @@ bench: deps
 bench-short: deps
 	SPOTLITE_BENCH=short $(SWIFT) package --package-path Benchmarks benchmark
 
+# libFuzzer on the parsers of untrusted text (Tests/Fuzz): each target runs FUZZ_SECONDS on the committed corpus
+# (Tests/Fuzz/Corpus, read only) plus a working one under .build; a crash stops it with the input saved there.
+fuzz: deps
+	$(SWIFT) build --package-path Tests/Fuzz -Xswiftc -sanitize=fuzzer,address
+	@for target in query import; do \
+		name=$$(echo $$target | sed 's/^./\U&/'); \
+		mkdir -p Tests/Fuzz/.build/work/$$target; \
+		echo "fuzzing $$target for $(FUZZ_SECONDS) s"; \
+		Tests/Fuzz/.build/debug/Fuzz$$name -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
+			-artifact_prefix=Tests/Fuzz/.build/work/ Tests/Fuzz/.build/work/$$target Tests/Fuzz/Corpus/$$target \
+			2>&1 | grep -E '^(Done|INFO: Seed|==|SUMMARY)|ERROR' || exit 1; \
+	done
+
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build Benchmarks/.build Tests/Fuzz/.build
