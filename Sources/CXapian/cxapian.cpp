@@ -2,6 +2,7 @@
 // a C++ exception unwinding into Swift frames is undefined behaviour, so none ever leaves this file.
 
 #include "cxapian.h"
+#include "fielded_ranking.h"
 
 #include <xapian.h>
 
@@ -303,8 +304,19 @@ bool cxapian_term_generator_enable_spelling(cxapian_term_generator *generator,
                                             cxapian_writable_database *database, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     generator->generator.set_database(database->database);
-    generator->generator.set_flags(Xapian::TermGenerator::FLAG_SPELLING);
+    // (flags & mask) ^ toggle: turns this flag on and keeps the others.
+    generator->generator.set_flags(Xapian::TermGenerator::FLAG_SPELLING,
+                                   ~Xapian::TermGenerator::flags(Xapian::TermGenerator::FLAG_SPELLING));
     CXAPIAN_GUARD_END(error)
+}
+
+void cxapian_term_generator_enable_cjk_ngrams(cxapian_term_generator *generator) {
+    try {
+        generator->generator.set_flags(Xapian::TermGenerator::FLAG_CJK_NGRAM,
+                                       ~Xapian::TermGenerator::flags(Xapian::TermGenerator::FLAG_CJK_NGRAM));
+    } catch (...) {
+        // set_flags allocates nothing and throws nothing.
+    }
 }
 
 /* ---- read-only databases ---- */
@@ -341,6 +353,15 @@ bool cxapian_database_get_metadata(cxapian_database *database, const char *key, 
                                    size_t *out_length, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     hand_out(database->database.get_metadata(std::string(key, key_length)), out, out_length);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_database_spelling_suggestion(cxapian_database *database, const char *word, size_t length,
+                                          uint32_t max_edit_distance, char **out, size_t *out_length,
+                                          cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    hand_out(database->database.get_spelling_suggestion(std::string(word, length), max_edit_distance), out,
+             out_length);
     CXAPIAN_GUARD_END(error)
 }
 
@@ -633,6 +654,7 @@ bool cxapian_query_parser_parse(cxapian_query_parser *parser, const char *text, 
     if (flags & CXAPIAN_QP_PURE_NOT) xflags |= Xapian::QueryParser::FLAG_PURE_NOT;
     if (flags & CXAPIAN_QP_PARTIAL) xflags |= Xapian::QueryParser::FLAG_PARTIAL;
     if (flags & CXAPIAN_QP_SPELLING_CORRECTION) xflags |= Xapian::QueryParser::FLAG_SPELLING_CORRECTION;
+    if (flags & CXAPIAN_QP_CJK_NGRAM) xflags |= Xapian::QueryParser::FLAG_CJK_NGRAM;
     parser->rejected = false;
     parser->rejection.clear();
     Xapian::Query query = parser->parser.parse_query(std::string(text, length), xflags);
@@ -670,6 +692,17 @@ bool cxapian_query_new_value_range(uint32_t slot, const char *begin, size_t begi
     CXAPIAN_GUARD_END(error)
 }
 
+bool cxapian_query_new_similar(cxapian_database *database, const char *unique_term, size_t unique_term_length,
+                               uint32_t max_words, const char *title_prefix, double feedback_weight,
+                               cxapian_query **out, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    *out = new cxapian_query{cxapian::similar_query(database->database, std::string(unique_term, unique_term_length),
+                                                    max_words, title_prefix != nullptr ? title_prefix : "",
+                                                    feedback_weight)};
+    CXAPIAN_GUARD_END(error)
+}
+
 /* ---- matching ---- */
 
 bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,
@@ -677,8 +710,17 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     CXAPIAN_GUARD_BEGIN
     *out = nullptr;
     Xapian::Enquire enquire(database->database);
-    enquire.set_query(query->query);
-    enquire.set_weighting_scheme(Xapian::BM25Weight());
+    if (options->ranking != nullptr) {
+        const cxapian_fielded_ranking &ranking = *options->ranking;
+        cxapian::FieldedRanking fielded{ranking.k1, ranking.b, ranking.title_bonus,
+                                        ranking.title_prefix != nullptr ? ranking.title_prefix : "",
+                                        ranking.title_match, ranking.title_words_slot};
+        enquire.set_query(cxapian::rewrite_for_fields(query->query, database->database, fielded));
+        enquire.set_weighting_scheme(cxapian::FieldedBM25Weight(ranking.k1, ranking.b));
+    } else {
+        enquire.set_query(query->query);
+        enquire.set_weighting_scheme(Xapian::BM25Weight());
+    }
     // Docids are the last tie-break: free, as Xapian compares them anyway, where a value key costs a value read
     // for every candidate that ties with the page's last hit (most of them when BM25 gives equal scores).
     enquire.set_docid_order(options->docids_descending ? Xapian::Enquire::DESCENDING : Xapian::Enquire::ASCENDING);
@@ -739,7 +781,8 @@ bool cxapian_mset_snippet(const cxapian_mset *mset, const char *text, size_t len
     *out = nullptr;
     *out_length = 0;
     std::string snippet = mset->mset.snippet(std::string(text, length), snippet_length, Xapian::Stem("english"),
-                                             Xapian::MSet::SNIPPET_BACKGROUND_MODEL | Xapian::MSet::SNIPPET_EXHAUSTIVE,
+                                             Xapian::MSet::SNIPPET_BACKGROUND_MODEL | Xapian::MSet::SNIPPET_EXHAUSTIVE |
+                                                 Xapian::MSet::SNIPPET_CJK_NGRAM,
                                              hi_start, hi_end, omit);
     hand_out(snippet, out, out_length);
     CXAPIAN_GUARD_END(error)

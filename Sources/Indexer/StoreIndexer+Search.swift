@@ -57,6 +57,9 @@ public struct ResolvedHit: Sendable, Equatable {
     public var entity: StoreEntity
     public var score: Double
     public var snippet: Snippet?
+    /// For ``StoreIndexer/similar(to:options:)``: the score over the score of the item compared with, the most a
+    /// hit could have (0…1; higher is more alike).
+    public var likeness: Double?
 }
 
 /// One facet's counts over all matches.
@@ -71,6 +74,12 @@ public struct FacetCounts: Sendable, Equatable {
 
     public var facet: SearchFacet
     public var values: [Value]
+}
+
+/// A `project:` filter naming no project, with the nearest project titles (maybe none).
+public struct ProjectSuggestion: Sendable, Equatable {
+    public var typed: String
+    public var titles: [String]
 }
 
 /// The outcome of a search.
@@ -91,6 +100,8 @@ public struct SearchOutcome: Sendable {
     public var suggestion: String?
     /// Set when these are the results of ``suggestion`` rather than of the query (`--correct`).
     public var searchedSuggestion = false
+    /// For each project title the query filters on that no project has: the nearest titles there are.
+    public var projectSuggestions: [ProjectSuggestion] = []
     /// Hits whose row is gone from the store: not shown; their documents go at the next catch-up.
     public var dropped: Int
     /// Changes the searched index had not applied, when another writer held it (nil when up to date).
@@ -217,12 +228,10 @@ extension StoreIndexer {
         var results = try indexer(location.root) { try searcher.search(query, options.request) }
         var suggestion: String?
         var searchedSuggestion = false
-        // A correction may replace only unknown words, so a query whose words are all known skips Xapian's
-        // spelling search (most of the time of a search that finds one or two hits).
+        // Few or no hits: each word the index does not know is corrected on its own (Xapian's nearest word in the
+        // spelling table), the rest of the query kept as typed; the correction is offered only if it finds more.
         if options.syntax == .spotlite, results.total <= Self.fewHits,
-            let unknown = try unknownWords(of: text, searcher),
-            let corrected = try parse(text, options: options, reader: searcher, correctSpelling: true).correctedText,
-            corrected != text, Self.replacesOnly(unknown, text, corrected)
+            let corrected = try correctedSpelling(of: text, searcher), corrected != text
         {
             let correctedQuery = try parse(corrected, options: options, reader: searcher)
             let correctedResults = try indexer(location.root) { try searcher.search(correctedQuery, options.request) }
@@ -235,62 +244,101 @@ extension StoreIndexer {
                 }
             }
         }
+        let projects = results.total == 0 ? try projectSuggestions(for: query.projectTitles) : []
 
         var (hits, dropped) = try resolve(results.hits)
-        if options.snippets {
-            let words = Self.snippetWords(query.text)
-            for index in hits.indices {
-                let detail: String
-                switch hits[index].entity {
-                case .item(let item, _): detail = item.detail
-                case .project(let project): detail = project.detail
-                }
-                guard !detail.isEmpty else { continue }
-                let window = Self.snippetWindow(detail, words: words)
-                let marked = try indexer(location.root) {
-                    try results.snippet(of: window, highlight: (Snippet.markStart, Snippet.markEnd))
-                }
-                hits[index].snippet = Snippet(marked: marked)
-            }
-        }
+        if options.snippets { try addSnippets(to: &hits, from: results, words: Self.snippetWords(query.text)) }
         return SearchOutcome(
             query: query.text, parsedQuery: query.description, filters: query.filters, hits: hits,
             total: results.total, isExact: results.isExact, offset: options.request.offset,
             limit: options.request.limit, facets: try facetCounts(results), suggestion: suggestion,
-            searchedSuggestion: searchedSuggestion, dropped: dropped, changesBehind: fresh.behind,
-            catchUp: fresh.catchUp, staleReason: fresh.staleReason)
+            searchedSuggestion: searchedSuggestion, projectSuggestions: projects, dropped: dropped,
+            changesBehind: fresh.behind, catchUp: fresh.catchUp, staleReason: fresh.staleReason)
     }
 
-    /// The words of `text` the index does not know (as typed, lowercased), or nil if it knows every one.
-    private func unknownWords(of text: String, _ reader: SearchReader) throws(IndexerError) -> Set<Substring>? {
-        var unknown = Set<Substring>()
-        for word in Self.correctableWords(text) {
-            if try !indexer(location.root, { try reader.knowsWord(String(word)) }) { unknown.insert(word) }
-        }
-        return unknown.isEmpty ? nil : unknown
-    }
-
-    /// Whether every word `corrected` replaces in `text` is one of `unknown`: Xapian also "corrects" real
-    /// words towards more frequent neighbours (hose → home), which would only mislead.
-    static func replacesOnly(_ unknown: Set<Substring>, _ text: String, _ corrected: String) -> Bool {
-        let original = correctableWords(text)
-        let replacement = correctableWords(corrected)
-        guard original.count == replacement.count else { return true }
-        return zip(original, replacement).allSatisfy { word, correction in
-            word == correction || unknown.contains(word)
+    /// Gives each hit a snippet of its detail where the query matched (`words` say where to look in a long one).
+    func addSnippets(to hits: inout [ResolvedHit], from results: SearchResults, words: [String]) throws(IndexerError) {
+        for index in hits.indices {
+            let detail: String
+            switch hits[index].entity {
+            case .item(let item, _): detail = item.detail
+            case .project(let project): detail = project.detail
+            }
+            guard !detail.isEmpty else { continue }
+            let window = Self.snippetWindow(detail, words: words)
+            let marked = try indexer(location.root) {
+                try results.snippet(of: window, highlight: (Snippet.markStart, Snippet.markEnd))
+            }
+            hits[index].snippet = Snippet(marked: marked)
         }
     }
 
-    /// The words of a query as a spelling correction replaces them: split at white space, with the quotes,
-    /// parentheses and `+`/`-` around a word taken off (`"hose` is the word hose). Xapian's corrected query
-    /// string is the query with words swapped one for one, so the words of both line up.
-    static func correctableWords(_ text: String) -> [Substring] {
-        let isWordCharacter = { (character: Character) in character.isLetter || character.isNumber }
-        return text.split(whereSeparator: \.isWhitespace).compactMap { token in
-            guard let first = token.firstIndex(where: isWordCharacter),
-                let last = token.lastIndex(where: isWordCharacter)
-            else { return nil }
-            return token[first...last]
+    /// `text` with each word the index does not know replaced by its nearest known word, or nil if there is none
+    /// to replace. Operators, filters (`field:value`), wildcards and numbers are left as they are, and so is
+    /// everything around the words: quotes and parentheses are never added or taken away.
+    func correctedSpelling(of text: String, _ reader: SearchReader) throws(IndexerError) -> String? {
+        var corrected = text
+        var changed = false
+        for range in Self.correctableWordRanges(text).reversed() {
+            let word = String(text[range])
+            guard try !indexer(location.root, { try reader.knowsWord(word) }),
+                let replacement = try indexer(location.root, { try reader.correction(for: word) })
+            else { continue }
+            corrected.replaceSubrange(range, with: replacement)
+            changed = true
+        }
+        return changed ? corrected : nil
+    }
+
+    /// Where the words a spelling correction may replace are in `text`: runs of letters and digits with at least one
+    /// letter, not an operator, not part of a `field:value`, not a wildcard's stem.
+    static func correctableWordRanges(_ text: String) -> [Range<String.Index>] {
+        let operators: Set<String> = ["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"]
+        var ranges: [Range<String.Index>] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            guard !text[index].isWhitespace else {
+                index = text.index(after: index)
+                continue
+            }
+            // A token runs to the next white space (a quoted phrase's words are tokens of their own).
+            var end = index
+            while end < text.endIndex, !text[end].isWhitespace { end = text.index(after: end) }
+            let token = text[index..<end]
+            if !token.contains(":"), !token.contains("*") {
+                var start = token.startIndex
+                while start < token.endIndex {
+                    guard token[start].isLetter || token[start].isNumber else {
+                        start = token.index(after: start)
+                        continue
+                    }
+                    var stop = start
+                    while stop < token.endIndex, token[stop].isLetter || token[stop].isNumber { stop = token.index(after: stop) }
+                    let word = token[start..<stop]
+                    if word.contains(where: \.isLetter), !operators.contains(String(word)) { ranges.append(start..<stop) }
+                    start = stop
+                }
+            }
+            index = end
+        }
+        return ranges
+    }
+
+    /// For project titles a query filters on that no project has: the nearest titles that exist (by edit distance,
+    /// ignoring case and accents), best first.
+    func projectSuggestions(for titles: [String]) throws(IndexerError) -> [ProjectSuggestion] {
+        guard !titles.isEmpty else { return [] }
+        let projects = try indexer(location.root) { try store.read { try $0.allProjectTitles(limit: 100_000) } }
+        let known = Dictionary(projects.map { (TextNormalizer.fold($0).lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        return titles.compactMap { typed in
+            let key = TextNormalizer.fold(typed).lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            guard known[key] == nil else { return nil }
+            let bound = max(2, key.count / 3)
+            let near = known.compactMap { candidate, title -> (Int, String)? in
+                let distance = EditDistance.between(key, candidate, limit: bound)
+                return distance.map { ($0, title) }
+            }.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+            return ProjectSuggestion(typed: typed, titles: near.prefix(3).map(\.1))
         }
     }
 

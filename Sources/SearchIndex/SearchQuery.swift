@@ -12,6 +12,8 @@ public final class SearchQueryParser {
     private let clock: QueryClock
     /// What the filters of the last parse mean, for `--explain`.
     private var explanations: [String] = []
+    /// The project titles the last parse's `project:` filters named.
+    private var projectTitles: [String] = []
 
     /// A wildcard may stand for at most this many words; more is an error, not a slow search.
     public static let maximumWildcardExpansion: UInt32 = 1_000
@@ -64,7 +66,7 @@ public final class SearchQueryParser {
     /// A partial last word (search as you type) expands to its most frequent completions, at most this many.
     public static let maximumPartialExpansion: UInt32 = 100
 
-    static let flags: QueryParser.Flags = [.boolean, .phrase, .loveHate, .pureNot, .wildcard]
+    static let flags: QueryParser.Flags = [.boolean, .phrase, .loveHate, .pureNot, .wildcard, .cjkNgrams]
 
     /// - Parameters:
     ///   - clock: what `today` and `-7d` are read against.
@@ -83,7 +85,10 @@ public final class SearchQueryParser {
             try parser.addPrefix(field: "", prefix: TermPrefix.title)
             try parser.addPrefix(field: "title", prefix: TermPrefix.title)
             try parser.addPrefix(field: "detail", prefix: TermPrefix.detail)
-            try parser.addBooleanField("project") { [unowned self] in self.note("project", $0, Self.projectTerm($0)) }
+            try parser.addBooleanField("project") { [unowned self] value in
+                if !value.hasPrefix("tracker://") { self.projectTitles.append(value) }
+                return self.note("project", value, Self.projectTerm(value))
+            }
             try parser.addBooleanField("is") { [unowned self] in self.note("is", $0, Self.statusTerm($0)) }
             try parser.addBooleanField("kind") { [unowned self] in self.note("kind", $0, Self.kindTerm($0)) }
             try parser.addBooleanField("priority") { [unowned self] in self.note("priority", $0, self.priorityFilter($0)) }
@@ -109,13 +114,15 @@ public final class SearchQueryParser {
         }
         try Self.checkLimits(text)
         explanations = []
+        projectTitles = []
         negatedFilters = Self.negatedFilters(in: text)
         var flags = Self.flags
         if partial { flags.insert(.partial) }
         if correctSpelling { flags.insert(.spellingCorrection) }
         let query: Query
         do {
-            query = try parser.parse(Self.negatingFilters(text), flags: flags)
+            // The text as the index holds it: folded, compound words with their parts (TextNormalizer).
+            query = try parser.parse(TextNormalizer.query(Self.negatingFilters(text)), flags: flags)
         } catch where error.kind == .querySyntax || error.kind == .invalidArgument {
             throw SearchIndexError(.querySyntax, "cannot parse the query '\(text)': \(error.message)", cause: error)
         } catch {
@@ -128,7 +135,7 @@ public final class SearchQueryParser {
         var ranked = query
         if let phrase = Self.phraseBonus(for: text, partial: partial) {
             // Words that appear together, in order, rank above the same words scattered through the text.
-            if let bonus = try? parser.parse(phrase, flags: flags), !bonus.isEmpty,
+            if let bonus = try? parser.parse(TextNormalizer.query(phrase), flags: flags), !bonus.isEmpty,
                 let combined = try? query.combined(.andMaybe, with: bonus)
             {
                 ranked = combined
@@ -138,7 +145,10 @@ public final class SearchQueryParser {
         var seen = Set<String>()
         // Xapian's parser may call a field's processor twice for the same text.
         let filters = explanations.filter { seen.insert($0).inserted }
-        return SearchQuery(text: text, query: ranked, filters: filters, correctedText: corrected.isEmpty ? nil : corrected)
+        var titles = Set<String>()
+        return SearchQuery(
+            text: text, query: ranked, filters: filters, correctedText: corrected.isEmpty ? nil : corrected,
+            projectTitles: projectTitles.filter { titles.insert($0).inserted })
     }
 
     /// `"a b c"` for a query of two or more plain words (no operators, fields, quotes or wildcards), else nil.
@@ -312,12 +322,15 @@ public struct SearchQuery: CustomStringConvertible {
     public let filters: [String]
     /// Xapian's spelling correction of ``text``, when one was asked for and found.
     public let correctedText: String?
+    /// The project titles the query's `project:` filters name (not URIs), as typed.
+    public let projectTitles: [String]
 
-    init(text: String, query: Query, filters: [String] = [], correctedText: String? = nil) {
+    init(text: String, query: Query, filters: [String] = [], correctedText: String? = nil, projectTitles: [String] = []) {
         self.text = text
         self.query = query
         self.filters = filters
         self.correctedText = correctedText
+        self.projectTitles = projectTitles
     }
 
     /// Xapian's description of the parsed query (for `--explain` and debugging).

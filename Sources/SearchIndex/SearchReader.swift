@@ -59,6 +59,9 @@ public final class SearchReader {
         options.docidsDescending = !request.reverse
         options.facetSlots = request.facets.map(\.slot)
         options.hitValueSlot = ValueSlot.uniqueIdentifier
+        options.ranking = request.ranking.fielded
+        // Counts are exact up to this many matches ("about" only beyond), and facets count every match.
+        options.checkAtLeast = max(request.offset + request.limit, SearchRequest.exactTotalUpTo)
         if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }
         do {
             let matches = try retrying { () throws(XapianError) in try database.match(query.query, options: options) }
@@ -71,13 +74,44 @@ public final class SearchReader {
         }
     }
 
+    /// Documents like the one with `uniqueIdentifier` (it left out), best first, with its own score under the same
+    /// query: the most any document could reach, against which a caller can judge how alike the others are.
+    ///
+    /// Throws ``SearchIndexError/Code-swift.struct/invalidArgument`` if no document has that identifier.
+    public func similar(
+        to uniqueIdentifier: String, _ request: SearchRequest, maxWords: Int = SearchRanking.similarWords,
+        feedbackWeight: Double = SearchRanking.similarFeedbackWeight
+    ) throws(SearchIndexError) -> (results: SearchResults, selfScore: Double?) {
+        var window = request
+        window.offset = 0
+        window.limit = request.offset + request.limit + 1
+        let uniqueTerm = TermPrefix.uniqueIdentifier + uniqueIdentifier
+        let query = try retrying { () throws(XapianError) in
+            try database.similarQuery(
+                uniqueTerm: uniqueTerm, maxWords: maxWords, titlePrefix: TermPrefix.title, feedbackWeight: feedbackWeight)
+        }
+        let results = try search(SearchQuery(text: uniqueIdentifier, query: query), window)
+        let own = results.hits.first { $0.uniqueIdentifier == uniqueIdentifier }
+        return (results.excluding(uniqueIdentifier, offset: request.offset, limit: request.limit), own?.score)
+    }
+
     /// Whether `word` occurs in any title or detail (as typed, lowercased), so a spelling correction of it
     /// would replace a real word.
     public func knowsWord(_ word: String) throws(SearchIndexError) -> Bool {
-        let term = word.lowercased()
+        let term = TextNormalizer.fold(word).lowercased()
         return try retrying { () throws(XapianError) in
             if try database.termExists(TermPrefix.detail + term) { return true }
             return try database.termExists(TermPrefix.title + term)
+        }
+    }
+
+    /// The nearest word the index knows for a word it does not (at most two edits away), or nil: a spelling
+    /// correction for one word of a query.
+    public func correction(for word: String) throws(SearchIndexError) -> String? {
+        let folded = TextNormalizer.fold(word).lowercased()
+        return try retrying { () throws(XapianError) in
+            guard let suggestion = try database.spellingSuggestion(for: folded), suggestion != folded else { return nil }
+            return suggestion
         }
     }
 

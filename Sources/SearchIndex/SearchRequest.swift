@@ -57,12 +57,17 @@ public enum SearchFacet: String, CaseIterable, Sendable {
 
 /// How to run a search: the page, the order and the facets.
 public struct SearchRequest: Sendable {
+    /// A search's total is exact when there are at most this many matches (Xapian examines at least this many).
+    public static let exactTotalUpTo = 1_000
+
     public var offset = 0
     public var limit = 20
     public var sort: SearchSort = .relevance
     /// Flips the order (not available for relevance: Xapian ranks best first only).
     public var reverse = false
     public var facets: [SearchFacet] = []
+    /// How relevance is computed (the default is what Spotlite ships; the relevance harness varies it).
+    public var ranking: SearchRanking = .standard
 
     public init(offset: Int = 0, limit: Int = 20, sort: SearchSort = .relevance, reverse: Bool = false,
                 facets: [SearchFacet] = []) {
@@ -89,6 +94,26 @@ public final class SearchResults {
         hits = matches.hits.map { SearchHit(uniqueIdentifier: $0.data, score: $0.weight) }
         total = matches.estimatedMatches
         isExact = matches.isExact
+    }
+
+    private init(matches: MatchSet, request: SearchRequest, hits: [SearchHit], total: Int, isExact: Bool) {
+        self.matches = matches
+        self.request = request
+        self.hits = hits
+        self.total = total
+        self.isExact = isExact
+    }
+
+    /// These results without the document `uniqueIdentifier`, cut to the page `offset`, `limit`.
+    func excluding(_ uniqueIdentifier: String, offset: Int, limit: Int) -> SearchResults {
+        let others = hits.filter { $0.uniqueIdentifier != uniqueIdentifier }
+        let left = others.count < hits.count
+        var page = request
+        page.offset = offset
+        page.limit = limit
+        return SearchResults(
+            matches: matches, request: page, hits: Array(others.dropFirst(offset).prefix(limit)),
+            total: max(0, total - (left ? 1 : 0)), isExact: isExact)
     }
 
     /// Counts per value for each requested facet, most frequent first (ties by value), over all matches.

@@ -6,7 +6,7 @@ import Xapian
 ///
 /// Supported: `attribute op value` with `==`, `!=`, `<`, `>`, `<=`, `>=`; `&&`, `||`, `!` and parentheses;
 /// `"strings"` with `*` wildcards at the end of words and the `c`, `d`, `w` modifiers (Spotlite always matches
-/// words case-insensitively; diacritics are matched as written); `InRange(attribute, low, high)`; numbers,
+/// words case-insensitively, and ignores diacritics as `d` asks); `InRange(attribute, low, high)`; numbers,
 /// `true`/`false`, `$time.now`, `$time.now(±seconds)`, `$time.today`, `$time.today(±days)`, `$time.iso(date)`.
 ///
 /// | attribute | Spotlite |

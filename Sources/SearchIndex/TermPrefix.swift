@@ -6,14 +6,15 @@
 public enum TermPrefix {
     /// Unique identifier (the item's URI); exactly one document per `Q` term. Boolean.
     public static let uniqueIdentifier = "Q"
-    /// Title words (free text, positional, weighted above the detail). The title is indexed only here.
+    /// Title words (free text, positional, wdf 0: counted by presence, see ``SearchRanking``). The title is indexed
+    /// only here.
     public static let title = "S"
     /// Detail (content description) words: the empty prefix, so that the default field's
     /// `"" → ["", "S"]` mapping searches title and detail without indexing the title twice.
     public static let detail = ""
     /// Domain identifier (the project's URI): deleting a domain deletes every document with this term. Boolean.
     public static let domain = "XDOM"
-    /// Kind of document: `item` or `project`. Boolean.
+    /// Kind of document: `item` or `project`. Filtered on as a boolean term, but with wdf 1 (see DocumentBuilder).
     public static let kind = "XK"
     /// Status: `open`, `completed` (items) or `closed` (projects). Boolean.
     public static let status = "XIS"
@@ -33,7 +34,7 @@ public enum ValueSlot {
     public static let priority: UInt32 = 2
     /// Fingerprint of the indexed attributes (hex), so `verify` can find stale documents.
     public static let fingerprint: UInt32 = 3
-    /// Lowercased title, for sorting by title.
+    /// The title's collation key (``TitleCollation``), for sorting by title.
     public static let titleSortKey: UInt32 = 4
     /// The domain identifier (project URI), for project facets.
     public static let domain: UInt32 = 5
@@ -41,12 +42,15 @@ public enum ValueSlot {
     public static let status: UInt32 = 6
     /// The unique identifier: hits read it from here (documents carry no data).
     public static let uniqueIdentifier: UInt32 = 7
+    /// How many distinct words the title has (Xapian sortable encoding), for the ranking's title similarity.
+    public static let titleWords: UInt32 = 8
 }
 
 /// The index layout: what the prefixes, slots and document shape mean.
 public enum SearchIndexLayout {
     /// Bump whenever ``TermPrefix``, ``ValueSlot`` or the document shape changes.
-    public static let version = "3"
+    /// 4: folded, compound-expanded, CJK n-gram text; title terms with wdf 0; collation keys for titles.
+    public static let version = "4"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
     /// Metadata key holding the client state of the last batch.
@@ -57,10 +61,11 @@ extension TermPrefix {
     /// Xapian refuses terms over 245 bytes; boolean terms built from user text stay under this.
     static let maximumBooleanTermBytes = 200
 
-    /// The boolean term for a container title: lowercased, spaces collapsed; a title too long for a
-    /// term is cut and suffixed with a hash of the whole, so it still matches exactly.
+    /// The boolean term for a container title: folded (``TextNormalizer/fold(_:)``), lowercased, spaces collapsed;
+    /// a title too long for a term is cut and suffixed with a hash of the whole, so it still matches exactly.
     public static func containerTitleTerm(_ title: String) -> String {
-        let normalized = title.lowercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        let normalized = TextNormalizer.fold(title).lowercased().split(whereSeparator: { $0.isWhitespace })
+            .joined(separator: " ")
         return containerTitle + Fingerprint.bounded(normalized, maximumBytes: maximumBooleanTermBytes - containerTitle.utf8.count)
     }
 }

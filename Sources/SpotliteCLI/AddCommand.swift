@@ -1,4 +1,6 @@
 import ArgumentParser
+import Indexer
+import SearchIndex
 import TrackerStore
 
 struct AddCommand: ParsableCommand {
@@ -49,12 +51,44 @@ struct AddItem: ParsableCommand {
     @Option(help: "1 or low, 2 or medium, 3 or high.")
     var priority = PriorityArgument(2)
 
+    @Flag(help: ArgumentHelp(
+        "After adding, list likely duplicates already stored (spotlite similar, likeness 0.5 or more) on stderr."))
+    var checkDuplicates = false
+
     func run() throws {
-        try running {
+        let uri = try running {
             let store = try options.openStore()
             let owner = try store.findProject(project)
             let item = try store.addItem(projectID: owner.id, title: title, detail: detail, priority: priority.value)
-            Output.line(store.uri(.item, item.id).description)
+            return store.uri(.item, item.id)
         }
+        Output.line(uri.description)
+        if checkDuplicates { reportDuplicates(of: uri) }
+    }
+
+    /// The check follows a successful add, so it never changes the exit status: an index it cannot use is a note.
+    func reportDuplicates(of uri: TrackerURI) {
+        var search = SearchOptions()
+        search.request.limit = Self.duplicatesShown
+        search.snippets = false
+        let outcome: SearchOutcome
+        do {
+            outcome = try options.openIndexer().similar(to: uri, options: search)
+        } catch {
+            Output.note("spotlite: added \(uri), but could not check for duplicates: \(CLIError.from(error).message)")
+            return
+        }
+        SearchCommand.printNotices(outcome)
+        for hit in outcome.hits {
+            guard let likeness = hit.likeness, likeness >= SearchRanking.duplicateLikeness else { continue }
+            let (title, _) = SearchTextPrinter.columns(hit.entity)
+            Output.note("spotlite: likely duplicate (\(Self.likenessText(likeness))): \(title) \(hit.uri)")
+        }
+    }
+
+    static let duplicatesShown = 5
+
+    static func likenessText(_ likeness: Double) -> String {
+        String(format: "%.2f", likeness)
     }
 }

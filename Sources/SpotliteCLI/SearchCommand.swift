@@ -101,14 +101,10 @@ struct SearchCommand: ParsableCommand {
         let text = query.joined(separator: " ")
         let outcome = try running { try options.openIndexer().search(text, options: search) }
         let terminal = Terminal.current
-        if let reason = outcome.staleReason {
-            let behind = outcome.changesBehind.map { ", \(count($0, "change")) behind the store" } ?? ""
-            Output.note("spotlite: \(reason); searched it as it is\(behind)")
-        } else if let behind = outcome.changesBehind {
-            Output.note("spotlite: the index is \(count(behind, "change")) behind the store (another process is writing it); results may be stale")
-        }
-        if let rebuilt = outcome.catchUp?.rebuildReason {
-            Output.note("spotlite: built the index first (\(rebuilt))")
+        Self.printNotices(outcome)
+        for project in outcome.projectSuggestions {
+            let near = project.titles.isEmpty ? "" : "; did you mean " + project.titles.map { "'\($0)'" }.joined(separator: " or ") + "?"
+            Output.note("spotlite: no project titled '\(project.typed)'\(near)")
         }
         if let suggestion = outcome.suggestion {
             if outcome.searchedSuggestion {
@@ -135,13 +131,30 @@ struct SearchCommand: ParsableCommand {
         case .text:
             SearchTextPrinter(terminal: terminal).print(outcome)
         }
-        if outcome.hits.isEmpty { throw ExitCode(ExitStatus.noResults.rawValue) }
+        // A page past the end of some matches is not "nothing found".
+        if outcome.hits.isEmpty && outcome.total == 0 { throw ExitCode(ExitStatus.noResults.rawValue) }
     }
 
-    /// `spotlite: hits 1–20 of 90` (or `of about 90` when Xapian estimated).
+    /// What a search says about the index on stderr before its hits: built first, behind, read-only.
+    static func printNotices(_ outcome: SearchOutcome) {
+        if let reason = outcome.staleReason {
+            let behind = outcome.changesBehind.map { ", \(count($0, "change")) behind the store" } ?? ""
+            Output.note("spotlite: \(reason); searched it as it is\(behind)")
+        } else if let behind = outcome.changesBehind {
+            Output.note("spotlite: the index is \(count(behind, "change")) behind the store (another process is writing it); results may be stale")
+        }
+        if let rebuilt = outcome.catchUp?.rebuildReason {
+            Output.note("spotlite: built the index first (\(rebuilt))")
+        }
+    }
+
+    /// `spotlite: hits 1–20 of 90` (or `of about 90` when Xapian estimated); past the last page, how many there are.
     static func totalLine(_ outcome: SearchOutcome) -> String {
         let total = outcome.isExact ? "\(outcome.total)" : "about \(outcome.total)"
-        if outcome.hits.isEmpty { return "spotlite: no hits shown of \(total)" }
+        if outcome.hits.isEmpty {
+            if outcome.total == 0 { return "spotlite: no matches" }
+            return "spotlite: no hits on this page: \(total) \(outcome.total == 1 && outcome.isExact ? "match" : "matches") in all"
+        }
         return "spotlite: hits \(outcome.offset + 1)–\(outcome.offset + outcome.hits.count) of \(total)"
     }
 
@@ -162,8 +175,10 @@ struct SearchTextPrinter {
     var terminal: Terminal
 
     func print(_ outcome: SearchOutcome) {
-        if outcome.hits.isEmpty {
+        if outcome.hits.isEmpty && outcome.total == 0 {
             Output.line("no matches for \(outcome.query)")
+        } else if outcome.hits.isEmpty {
+            Output.line(String(SearchCommand.totalLine(outcome).dropFirst("spotlite: ".count)))
         }
         let width = terminal.width
         let numberWidth = String(outcome.offset + outcome.hits.count).count
@@ -183,7 +198,8 @@ struct SearchTextPrinter {
                 let shown = Snippet(marked: flat).highlighted(start: terminal.highlight.start, end: terminal.highlight.end)
                 Output.line(indent + shown)
             }
-            Output.line(indent + terminal.dim(hit.uri.description))
+            let likeness = hit.likeness.map { "  likeness " + AddItem.likenessText($0) } ?? ""
+            Output.line(indent + terminal.dim(hit.uri.description) + likeness)
         }
         for line in SearchCommand.facetLines(outcome) { Output.line(line) }
         if !outcome.hits.isEmpty {

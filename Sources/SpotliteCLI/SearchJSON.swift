@@ -21,6 +21,9 @@ enum SearchJSON {
             ("changes_behind", outcome.changesBehind.map { .int($0) } ?? .null),
             ("suggestion", outcome.suggestion.map { .string($0) } ?? .null),
             ("searched_suggestion", .bool(outcome.searchedSuggestion)),
+            ("project_suggestions", .array(outcome.projectSuggestions.map {
+                .object([("typed", .string($0.typed)), ("titles", .array($0.titles.map { .string($0) }))])
+            })),
             ("facets", .object(outcome.facets.map { facet in
                 (facet.facet.rawValue, .array(facet.values.map {
                     .object([("value", .string($0.value)), ("label", .string($0.label)), ("count", .int($0.count))])
@@ -55,8 +58,9 @@ enum SearchJSON {
                 ("modified", .string(project.modifiedAt)),
             ]
         }
+        pairs.append(("score", .double(hit.score)))
+        if let likeness = hit.likeness { pairs.append(("likeness", .double(likeness))) }
         pairs += [
-            ("score", .double(hit.score)),
             ("snippet", hit.snippet.map { .string($0.plain) } ?? .null),
             ("highlights", .array((hit.snippet?.matches ?? []).map { .string($0) })),
         ]

@@ -14,7 +14,7 @@ public struct Spotlite: ParsableCommand {
         subcommands: [
             InitCommand.self, ImportCommand.self, ExportCommand.self, AddCommand.self, EditCommand.self,
             CompleteCommand.self, ReopenCommand.self, DeleteCommand.self, IndexCommand.self, SearchCommand.self,
-            ResolveCommand.self, StatusCommand.self, VerifyCommand.self, WatchCommand.self,
+            SimilarCommand.self, ResolveCommand.self, StatusCommand.self, VerifyCommand.self, WatchCommand.self,
         ]
     )
 

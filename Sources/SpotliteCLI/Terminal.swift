@@ -26,10 +26,44 @@ struct Terminal {
 }
 
 extension String {
-    /// Cut to `width` characters with an ellipsis, or padded with spaces to `width`.
+    /// Cut to `width` terminal columns with an ellipsis, or padded with spaces to `width`: columns, not characters,
+    /// so that CJK text (two columns a character) and combining accents (none) line up.
     func fitted(to width: Int) -> String {
         guard width > 0 else { return "" }
-        if count > width { return String(prefix(max(0, width - 1))) + "…" }
-        return self + String(repeating: " ", count: width - count)
+        let columns = displayWidth
+        if columns <= width { return self + String(repeating: " ", count: width - columns) }
+        var out = ""
+        var used = 0
+        for character in self {
+            let next = character.displayWidth
+            if used + next > width - 1 { break }
+            out.append(character)
+            used += next
+        }
+        return out + "…" + String(repeating: " ", count: max(0, width - 1 - used))
+    }
+
+    /// The columns a terminal gives this text.
+    var displayWidth: Int { reduce(0) { $0 + $1.displayWidth } }
+}
+
+extension Character {
+    /// The columns a terminal gives this character: 2 for East Asian wide and full-width characters and emoji,
+    /// 0 for a lone combining mark or control, else 1 (after Unicode's East Asian Width, as `wcwidth` does).
+    var displayWidth: Int {
+        guard let first = unicodeScalars.first else { return 0 }
+        let value = first.value
+        if value < 0x20 || (value >= 0x7F && value < 0xA0) { return 0 }
+        switch first.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: break
+        }
+        if first.properties.isEmojiPresentation { return 2 }
+        let wide: [ClosedRange<UInt32>] = [
+            0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
+            0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD,
+        ]
+        return wide.contains { $0.contains(value) } ? 2 : 1
     }
 }

@@ -59,6 +59,11 @@ public struct StoreReader {
             arguments: [title])
     }
 
+    /// The titles of the first `limit` projects, in insertion order.
+    public func allProjectTitles(limit: Int) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT title FROM projects ORDER BY rowid LIMIT ?", arguments: [limit])
+    }
+
     /// Every project, in insertion order.
     public func allProjects() throws -> [Project] {
         try Project.fetchAll(db, sql: "SELECT \(Project.columns) FROM projects ORDER BY rowid")

@@ -50,6 +50,21 @@ public final class Database {
         return String(decoding: takeBytes(bytes, length), as: UTF8.self)
     }
 
+    /// The word of the spelling table nearest `word` (at most `maxEditDistance` edits; of equals, the most
+    /// frequent), or nil.
+    public func spellingSuggestion(for word: String, maxEditDistance: Int = 2) throws(XapianError) -> String? {
+        var bytes: UnsafeMutablePointer<CChar>?
+        var length = 0
+        try word.withBytes { (pointer, count) throws(XapianError) in
+            try check {
+                cxapian_database_spelling_suggestion(
+                    handle, pointer, count, UInt32(clamping: maxEditDistance), &bytes, &length, $0)
+            }
+        }
+        let suggestion = String(decoding: takeBytes(bytes, length), as: UTF8.self)
+        return suggestion.isEmpty ? nil : suggestion
+    }
+
     /// Every term that starts with `prefix`, with the value in `slot` of the first document it indexes.
     ///
     /// Meant for unique-identifier terms (one document per term). Cost: one walk of the term list plus
@@ -110,5 +125,26 @@ extension Database {
         guard problems > 0 else { return nil }
         let lines = text.split(separator: "\n").filter { !$0.contains("checked OK") && !$0.contains("checked okay") }
         return "\(problems) inconsistencies found: " + lines.suffix(3).joined(separator: "; ")
+    }
+}
+
+extension Database {
+    /// "More like this": a query for documents like the one indexed by `uniqueTerm` — its title's words, then the
+    /// detail words relevance feedback weighs highest, up to `maxWords`, each as (detail term OR title term) for
+    /// ``FieldedRanking`` (title terms prefixed `titlePrefix`); the feedback words weigh `feedbackWeight` times a title
+    /// word. The document itself matches too.
+    ///
+    /// Throws ``XapianError/Kind-swift.struct/invalidArgument`` if no document has `uniqueTerm`.
+    public func similarQuery(uniqueTerm: String, maxWords: Int, titlePrefix: String, feedbackWeight: Double)
+        throws(XapianError) -> Query
+    {
+        var result: OpaquePointer?
+        try uniqueTerm.withBytes { (pointer, count) throws(XapianError) in
+            try check {
+                cxapian_query_new_similar(
+                    handle, pointer, count, UInt32(clamping: maxWords), titlePrefix, feedbackWeight, &result, $0)
+            }
+        }
+        return Query(handle: result!)
     }
 }

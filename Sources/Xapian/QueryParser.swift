@@ -29,6 +29,8 @@ public final class QueryParser {
         public static let partial = Flags(rawValue: UInt32(CXAPIAN_QP_PARTIAL))
         /// Compute a spelling correction (read it with ``QueryParser/correctedQuery``; needs a database).
         public static let spellingCorrection = Flags(rawValue: UInt32(CXAPIAN_QP_SPELLING_CORRECTION))
+        /// Spans of CJK characters as unigrams and bigrams (the index's term generator must do the same).
+        public static let cjkNgrams = Flags(rawValue: UInt32(CXAPIAN_QP_CJK_NGRAM))
         /// Xapian's defaults: boolean, phrase and love/hate.
         public static let `default`: Flags = [.boolean, .phrase, .loveHate]
     }

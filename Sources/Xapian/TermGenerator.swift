@@ -39,6 +39,12 @@ public final class TermGenerator {
         }
     }
 
+    /// Splits spans of CJK characters into unigrams and bigrams from now on (queries find them with
+    /// ``QueryParser/Flags/cjkNgrams``).
+    public func enableCJKNgrams() {
+        cxapian_term_generator_enable_cjk_ngrams(handle)
+    }
+
     /// Records spelling data (for "did you mean") in `database` for every word indexed from now on.
     public func enableSpelling(in database: WritableDatabase) throws(XapianError) {
         spellingDatabase = database

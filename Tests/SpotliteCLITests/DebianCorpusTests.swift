@@ -46,6 +46,22 @@ import TestSupport
         }
     }
 
+    /// Xapian estimates a total it has not counted; up to 1,000 matches Spotlite counts them all.
+    @Test func theTotalIsExactUpToAThousandMatches() {
+        let cli = Self.shared
+        let all = cli("search", "memory", "leak", "--format", "ids", "--limit", "1000")
+        #expect(all.status == 0)
+        let count = all.stdoutLines.count
+        #expect(count > 20 && count < 1000, "\(count)")
+        #expect(all.stderr == "spotlite: hits 1–\(count) of \(count)\n")
+        #expect(cli("search", "memory", "leak", "--limit", "3").stdoutLines.last == "hits 1–3 of \(count)")
+        // Beyond 1,000 the total may be an estimate, and says so.
+        let many = cli("search", "release", "--format", "ids", "--limit", "1")
+        #expect(many.stderr.hasPrefix("spotlite: hits 1–1 of "), "\(many.stderr)")
+        let total = Int(many.stderr.split(separator: " ").last?.trimmingCharacters(in: .newlines) ?? "") ?? 0
+        #expect(many.stderr.contains(" of about ") || total > 1000, "\(many.stderr)")
+    }
+
     @Test func searchIdsPipeIntoResolveOnTheCorpus() {
         let cli = Self.shared
         let result = cli.shell("\"$spotlite\" search release --format ids --limit 500 | xargs \"$spotlite\" resolve --format ids")

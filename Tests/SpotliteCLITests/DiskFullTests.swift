@@ -16,7 +16,7 @@ import TestSupport
         try Repository.debianCorpusData.write(to: URL(fileURLWithPath: corpus))
         let script = """
             set -e
-            mount -t tmpfs -o size=48m tmpfs "$DISK"
+            mount -t tmpfs -o size=64m tmpfs "$DISK"
             export SPOTLITE_INDEX="$DISK/index"
             "$spotlite" index >/dev/null
             # Fill the disk, then ask for more than it has.

@@ -56,7 +56,7 @@ import TestSupport
         environment["COLUMNS"] = "100"
         var outputs: [String] = []
         for example in examples {
-            let command = CLI.binary + example.command.dropFirst("spotlite".count) + " 2>&1"
+            let command = CLI.binary + example.command.dropFirst("spotlite".count).replacingOccurrences(of: "<store-uuid>", with: uuid) + " 2>&1"
             let result = TestSupport.run(["bash", "-c", command], environment: environment)
             outputs.append(result.stdout.replacingOccurrences(of: uuid, with: "<store-uuid>"))
         }

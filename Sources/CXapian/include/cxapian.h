@@ -75,6 +75,10 @@ void cxapian_term_generator_increase_termpos(cxapian_term_generator *generator, 
 
 typedef struct cxapian_writable_database cxapian_writable_database;
 
+/** Makes the generator split spans of CJK characters into unigrams and bigrams (Xapian's FLAG_CJK_NGRAM), which
+ *  queries parsed with CXAPIAN_QP_CJK_NGRAM find. */
+void cxapian_term_generator_enable_cjk_ngrams(cxapian_term_generator *generator);
+
 /** Makes the generator record spelling data (for "did you mean") in `database` as it indexes. */
 bool cxapian_term_generator_enable_spelling(cxapian_term_generator *generator,
                                             cxapian_writable_database *database, cxapian_error **error);
@@ -99,6 +103,12 @@ bool cxapian_database_get_metadata(cxapian_database *database, const char *key, 
  *  requested slot (empty if none). */
 typedef bool (*cxapian_term_visitor)(void *context, const char *term, size_t term_length,
                                      const char *value, size_t value_length);
+/** The word of the spelling table nearest `word` (at most `max_edit_distance` edits, the most frequent of
+ *  equals), malloc'ed in *out (NULL with length 0 when there is none). */
+bool cxapian_database_spelling_suggestion(cxapian_database *database, const char *word, size_t length,
+                                          uint32_t max_edit_distance, char **out, size_t *out_length,
+                                          cxapian_error **error);
+
 /** Visits every term starting with prefix, in term order, with the value in `slot` of the first
  *  document indexed by it (a unique-term walk: one document per term). */
 bool cxapian_database_visit_terms(cxapian_database *database, const char *prefix, size_t prefix_length,
@@ -202,6 +212,8 @@ enum {
     CXAPIAN_QP_PURE_NOT = 32,
     CXAPIAN_QP_PARTIAL = 64,
     CXAPIAN_QP_SPELLING_CORRECTION = 128,
+    /** Split spans of CJK characters into unigrams and bigrams, as the term generator's CJK n-grams. */
+    CXAPIAN_QP_CJK_NGRAM = 256,
     CXAPIAN_QP_DEFAULT = 7,
 };
 
@@ -262,6 +274,15 @@ void cxapian_query_parser_set_max_expansion(cxapian_query_parser *parser, uint32
 /** After a parse with CXAPIAN_QP_SPELLING_CORRECTION: the corrected query string, or "" (malloc'ed). */
 char *cxapian_query_parser_corrected_query(cxapian_query_parser *parser);
 
+/** "More like this": a query for documents like the one indexed by `unique_term`: its title's words and the
+ *  detail words relevance feedback weighs highest, up to `max_words`, each as (detail term OR title term), for
+ *  the fielded ranking (title terms prefixed `title_prefix`); the feedback words weigh `feedback_weight` times a
+ *  title word. The document itself matches too. Fails with an
+ *  InvalidArgumentError if no document has `unique_term`. */
+bool cxapian_query_new_similar(cxapian_database *database, const char *unique_term, size_t unique_term_length,
+                               uint32_t max_words, const char *title_prefix, double feedback_weight,
+                               cxapian_query **out, cxapian_error **error);
+
 /** A query for documents whose value in `slot` lies between begin and end (NULL = open end). */
 bool cxapian_query_new_value_range(uint32_t slot, const char *begin, size_t begin_length, const char *end,
                                    size_t end_length, cxapian_query **out, cxapian_error **error);
@@ -275,6 +296,19 @@ typedef struct {
     uint32_t slot;
     bool descending;
 } cxapian_sort_key;
+
+/** Spotlite's ranking over a title and a detail field (see fielded_ranking.h): BM25 (k1, b) over the detail, plus
+ *  title_bonus × the word's idf for a word in the title (terms prefixed title_prefix, carrying wdf 0). */
+typedef struct {
+    double k1;
+    double b;
+    double title_bonus;
+    const char *title_prefix;
+    /** Weight of the Jaccard similarity of the query's words and a title's (0: none); the title's distinct word
+     *  count is read, sortable-serialised, from title_words_slot. */
+    double title_match;
+    uint32_t title_words_slot;
+} cxapian_fielded_ranking;
 
 /** How to run a query. */
 typedef struct {
@@ -292,6 +326,8 @@ typedef struct {
     size_t facet_slot_count;
     /** Examine at least this many matches (the document count makes totals and facets exact). */
     uint32_t check_at_least;
+    /** The two-field ranking; NULL ranks the query as given with Xapian's BM25. */
+    const cxapian_fielded_ranking *ranking;
 } cxapian_enquire_options;
 
 bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,

@@ -1,0 +1,542 @@
+// fielded_ranking.cpp — see fielded_ranking.h. Called only from inside cxapian.cpp's guarded entry points, so
+// exceptions thrown here are caught there.
+
+#include "fielded_ranking.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace cxapian {
+
+// ---- FieldedBM25Weight ----
+
+FieldedBM25Weight::FieldedBM25Weight(double k1, double b) : k1_(k1), b_(b) {
+    need_stat(COLLECTION_SIZE);
+    need_stat(AVERAGE_LENGTH);
+    need_stat(TERMFREQ);
+    need_stat(WDF);
+    need_stat(WDF_MAX);
+    need_stat(DOC_LENGTH);
+    need_stat(DOC_LENGTH_MIN);
+}
+
+FieldedBM25Weight *FieldedBM25Weight::clone() const { return new FieldedBM25Weight(k1_, b_); }
+
+double FieldedBM25Weight::idf(double termfreq, double collection_size) {
+    double ratio = (collection_size - termfreq + 0.5) / (termfreq + 0.5);
+    // Small or negative for words in half the documents or more: keep it positive and ordered, as Xapian does.
+    if (ratio < 2) ratio = ratio * 0.5 + 1;
+    return std::log(ratio);
+}
+
+void FieldedBM25Weight::init(double factor) {
+    termweight_ = idf(get_termfreq(), get_collection_size()) * factor;
+    average_length_ = std::max(1.0, static_cast<double>(get_average_length()));
+}
+
+std::string FieldedBM25Weight::name() const { return "cxapian::FieldedBM25Weight"; }
+
+double FieldedBM25Weight::get_sumpart(Xapian::termcount wdf, Xapian::termcount doclen, Xapian::termcount) const {
+    if (wdf == 0) return 0;
+    double tf = wdf;
+    double normalised = 1 - b_ + b_ * (doclen / average_length_);
+    return termweight_ * tf * (k1_ + 1) / (tf + k1_ * normalised);
+}
+
+double FieldedBM25Weight::get_maxpart() const {
+    double tf = get_wdf_upper_bound();
+    if (tf == 0) return 0;
+    double normalised = 1 - b_ + b_ * (get_doclength_lower_bound() / average_length_);
+    return termweight_ * tf * (k1_ + 1) / (tf + k1_ * normalised);
+}
+
+double FieldedBM25Weight::get_sumextra(Xapian::termcount, Xapian::termcount) const { return 0; }
+
+double FieldedBM25Weight::get_maxextra() const { return 0; }
+
+// ---- TitleBonusSource ----
+
+TitleBonusSource::TitleBonusSource(std::vector<std::string> terms, double weight)
+    : terms_(std::move(terms)), weight_(weight) {}
+
+TitleBonusSource *TitleBonusSource::clone() const { return new TitleBonusSource(terms_, weight_); }
+
+void TitleBonusSource::init(const Xapian::Database &database) {
+    database_ = database;
+    positions_.clear();
+    ends_.clear();
+    termfreq_min_ = 0;
+    Xapian::doccount sum = 0;
+    for (const auto &term : terms_) {
+        Xapian::doccount frequency = database_.get_termfreq(term);
+        if (frequency == 0) continue;
+        positions_.push_back(database_.postlist_begin(term));
+        ends_.push_back(database_.postlist_end(term));
+        termfreq_min_ = std::max(termfreq_min_, frequency);
+        sum += frequency;
+    }
+    termfreq_max_ = std::min(sum, database_.get_doccount());
+    termfreq_est_ = termfreq_max_;
+    current_ = 0;
+    started_ = false;
+    set_maxweight(weight_);
+}
+
+Xapian::doccount TitleBonusSource::get_termfreq_min() const { return termfreq_min_; }
+Xapian::doccount TitleBonusSource::get_termfreq_est() const { return termfreq_est_; }
+Xapian::doccount TitleBonusSource::get_termfreq_max() const { return termfreq_max_; }
+
+void TitleBonusSource::settle() {
+    current_ = 0;
+    for (size_t i = 0; i < positions_.size(); ++i) {
+        if (positions_[i] == ends_[i]) continue;
+        Xapian::docid did = *positions_[i];
+        if (current_ == 0 || did < current_) current_ = did;
+    }
+}
+
+void TitleBonusSource::next(double) {
+    if (started_) {
+        for (size_t i = 0; i < positions_.size(); ++i) {
+            if (positions_[i] != ends_[i] && *positions_[i] == current_) ++positions_[i];
+        }
+    }
+    started_ = true;
+    settle();
+}
+
+void TitleBonusSource::skip_to(Xapian::docid did, double) {
+    started_ = true;
+    for (size_t i = 0; i < positions_.size(); ++i) {
+        if (positions_[i] != ends_[i] && *positions_[i] < did) positions_[i].skip_to(did);
+    }
+    settle();
+}
+
+bool TitleBonusSource::at_end() const { return started_ && current_ == 0; }
+
+Xapian::docid TitleBonusSource::get_docid() const { return current_; }
+
+double TitleBonusSource::get_weight() const { return weight_; }
+
+std::string TitleBonusSource::get_description() const {
+    std::string description = "TitleBonusSource(";
+    for (size_t i = 0; i < terms_.size(); ++i) description += (i ? " " : "") + terms_[i];
+    return description + ")";
+}
+
+// ---- TitleMatchSource ----
+
+TitleMatchSource::TitleMatchSource(std::vector<std::string> terms, std::vector<double> idfs, Xapian::valueno slot,
+                                   double weight)
+    : terms_(std::move(terms)), idfs_(std::move(idfs)), slot_(slot), weight_(weight) {
+    for (double idf : idfs_) total_idf_ += idf;
+}
+
+TitleMatchSource *TitleMatchSource::clone() const { return new TitleMatchSource(terms_, idfs_, slot_, weight_); }
+
+void TitleMatchSource::init(const Xapian::Database &database) {
+    database_ = database;
+    positions_.clear();
+    ends_.clear();
+    position_idfs_.clear();
+    termfreq_min_ = 0;
+    Xapian::doccount sum = 0;
+    for (size_t i = 0; i < terms_.size(); ++i) {
+        Xapian::doccount frequency = database_.get_termfreq(terms_[i]);
+        if (frequency == 0) continue;
+        positions_.push_back(database_.postlist_begin(terms_[i]));
+        ends_.push_back(database_.postlist_end(terms_[i]));
+        position_idfs_.push_back(i < idfs_.size() ? idfs_[i] : 1);
+        termfreq_min_ = std::max(termfreq_min_, frequency);
+        sum += frequency;
+    }
+    termfreq_max_ = std::min(sum, database_.get_doccount());
+    title_words_ = database_.valuestream_begin(slot_);
+    title_words_end_ = database_.valuestream_end(slot_);
+    current_ = 0;
+    matched_ = 0;
+    started_ = false;
+    set_maxweight(weight_);
+}
+
+Xapian::doccount TitleMatchSource::get_termfreq_min() const { return termfreq_min_; }
+Xapian::doccount TitleMatchSource::get_termfreq_est() const { return termfreq_max_; }
+Xapian::doccount TitleMatchSource::get_termfreq_max() const { return termfreq_max_; }
+
+void TitleMatchSource::settle() {
+    current_ = 0;
+    matched_ = 0;
+    matched_idf_ = 0;
+    for (size_t i = 0; i < positions_.size(); ++i) {
+        if (positions_[i] == ends_[i]) continue;
+        Xapian::docid did = *positions_[i];
+        if (current_ == 0 || did < current_) {
+            current_ = did;
+            matched_ = 1;
+            matched_idf_ = position_idfs_[i];
+        } else if (did == current_) {
+            ++matched_;
+            matched_idf_ += position_idfs_[i];
+        }
+    }
+}
+
+void TitleMatchSource::next(double) {
+    if (started_) {
+        for (size_t i = 0; i < positions_.size(); ++i) {
+            if (positions_[i] != ends_[i] && *positions_[i] == current_) ++positions_[i];
+        }
+    }
+    started_ = true;
+    settle();
+}
+
+void TitleMatchSource::skip_to(Xapian::docid did, double) {
+    started_ = true;
+    for (size_t i = 0; i < positions_.size(); ++i) {
+        if (positions_[i] != ends_[i] && *positions_[i] < did) positions_[i].skip_to(did);
+    }
+    settle();
+}
+
+bool TitleMatchSource::at_end() const { return started_ && current_ == 0; }
+
+Xapian::docid TitleMatchSource::get_docid() const { return current_; }
+
+double TitleMatchSource::get_weight() const {
+    double title_words = 0;
+    if (title_words_ != title_words_end_ && title_words_.get_docid() < current_) title_words_.skip_to(current_);
+    if (title_words_ != title_words_end_ && title_words_.get_docid() == current_) {
+        title_words = Xapian::sortable_unserialise(*title_words_);
+    }
+    // Weighted Jaccard: the idf of the words both have over the idf of the words either has, a title word the
+    // query lacks counting as a query word of average idf.
+    double average = terms_.empty() ? 0 : total_idf_ / static_cast<double>(terms_.size());
+    double unmatched_title = std::max(0.0, title_words - static_cast<double>(matched_));
+    double either = total_idf_ + unmatched_title * average;
+    return either > 0 ? weight_ * matched_idf_ / either : 0;
+}
+
+std::string TitleMatchSource::get_description() const { return "TitleMatchSource"; }
+
+// ---- the query rewrite ----
+
+namespace {
+
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
+struct Classifier {
+    std::string prefix;
+
+    /// A title term: prefix + word, or "Z" + prefix + stem.
+    bool is_title(const std::string &term) const {
+        if (term.compare(0, prefix.size(), prefix) == 0) {
+            return term.size() > prefix.size() && !is_upper(term[prefix.size()]);
+        }
+        return term.size() > prefix.size() + 1 && term[0] == 'Z' && term.compare(1, prefix.size(), prefix) == 0 &&
+               !is_upper(term[prefix.size() + 1]);
+    }
+
+    /// A detail term: a word (lowercase, a digit, or non-ASCII first), or "Z" + its stem.
+    bool is_detail(const std::string &term) const {
+        if (term.empty()) return false;
+        if (term[0] == 'Z') return term.size() > 1 && !is_upper(term[1]);
+        return !is_upper(term[0]);
+    }
+
+    /// The title term for a detail term.
+    std::string twin(const std::string &detail) const {
+        if (detail[0] == 'Z') return "Z" + prefix + detail.substr(1);
+        return prefix + detail;
+    }
+};
+
+bool leaf_term(const Xapian::Query &query, std::string &term) {
+    if (query.get_type() != Xapian::Query::LEAF_TERM) return false;
+    auto it = query.get_terms_begin();
+    if (it == query.get_terms_end()) return false;
+    term = *it;
+    return true;
+}
+
+class Rewriter {
+  public:
+    Rewriter(const Xapian::Database &database, const FieldedRanking &ranking)
+        : database_(database), ranking_(ranking), classifier_{ranking.title_prefix},
+          documents_(std::max<Xapian::doccount>(1, database.get_doccount())) {}
+
+    /// The title term of every word met, in order, once each: the query's words for the title similarity.
+    const std::vector<std::string> &title_terms() const { return title_terms_; }
+    /// The idf of each of ``title_terms()``.
+    const std::vector<double> &title_idfs() const { return title_idfs_; }
+
+    Xapian::Query rewrite(const Xapian::Query &query) {
+        using Q = Xapian::Query;
+        std::string term;
+        switch (query.get_type()) {
+            case Q::LEAF_TERM:
+                leaf_term(query, term);
+                // A title word alone (`title:word`): the bonus, with the title's own idf.
+                if (classifier_.is_title(term)) {
+                    double term_idf = idf(database_.get_termfreq(term));
+                    note(term, term_idf);
+                    return bonus({term}, term_idf);
+                }
+                return query;
+            case Q::OP_OR:
+                return rewrite_or(query);
+            case Q::OP_SYNONYM: {
+                // A wildcard or a partial word expanded in the title (and maybe in the detail too, as a partial
+                // word of the default field is): the title's part becomes the bonus for any of its terms, the rest
+                // stays one synonym, weighed by BM25.
+                std::vector<std::string> terms;
+                std::vector<Q> others;
+                for (size_t i = 0, count = query.get_num_subqueries(); i < count; ++i) {
+                    Q part = query.get_subquery(i);
+                    std::vector<std::string> expansion;
+                    if (leaf_term(part, term) && classifier_.is_title(term)) {
+                        terms.push_back(term);
+                    } else if (part.get_type() == Q::OP_WILDCARD && title_expansion(part, expansion)) {
+                        terms.insert(terms.end(), expansion.begin(), expansion.end());
+                    } else {
+                        others.push_back(part);
+                    }
+                }
+                if (terms.empty()) return query;
+                Xapian::doccount frequency = 0;
+                for (const auto &title : terms) frequency = std::max(frequency, database_.get_termfreq(title));
+                Q title_part = bonus(terms, idf(frequency));
+                if (others.empty()) return title_part;
+                Q rest = others.size() == 1 ? others[0] : Q(Q::OP_SYNONYM, others.begin(), others.end());
+                return Q(Q::OP_OR, rest, title_part);
+            }
+            case Q::OP_WILDCARD: {
+                // A title wildcard (`title:fix*`, a partial word): Xapian expands it at match time and title terms
+                // carry no wdf, so it would weigh nothing; expanded here, it gets the bonus as a synonym would.
+                std::vector<std::string> terms;
+                if (!title_expansion(query, terms)) return query;
+                Xapian::doccount frequency = 0;
+                for (const auto &title : terms) frequency = std::max(frequency, database_.get_termfreq(title));
+                return bonus(terms, idf(frequency));
+            }
+            case Q::OP_PHRASE:
+            case Q::OP_NEAR: {
+                // Words together in the title: matched as the phrase, weighted by their title bonuses.
+                std::vector<std::string> terms;
+                if (!all_title_leaves(query, terms)) return query;
+                std::vector<Q> bonuses;
+                for (const auto &title : terms) {
+                    double term_idf = idf(database_.get_termfreq(title));
+                    note(title, term_idf);
+                    bonuses.push_back(bonus({title}, term_idf));
+                }
+                return Q(Q::OP_AND_MAYBE, query, Q(Q::OP_OR, bonuses.begin(), bonuses.end()));
+            }
+            case Q::OP_AND:
+            case Q::OP_AND_MAYBE:
+            case Q::OP_XOR:
+                return rebuild(query, 0);
+            case Q::OP_AND_NOT:
+            case Q::OP_FILTER:
+                // Only the first sub-query is weighted.
+                return rebuild(query, 1);
+            default:
+                return query;
+        }
+    }
+
+  private:
+    /// `query` with its sub-queries rewritten (all of them, or only the first when `only_first`).
+    /// An OR: each word's pair of leaves (detail term, title twin) becomes one word; Xapian flattens a pair into an
+    /// enclosing OR, so the two may sit among other sub-queries.
+    Xapian::Query rewrite_or(const Xapian::Query &query) {
+        size_t count = query.get_num_subqueries();
+        std::vector<std::string> terms(count);
+        std::vector<bool> leaf(count), used(count);
+        for (size_t i = 0; i < count; ++i) leaf[i] = leaf_term(query.get_subquery(i), terms[i]);
+        std::vector<Xapian::Query> parts;
+        for (size_t i = 0; i < count; ++i) {
+            if (used[i]) continue;
+            if (leaf[i] && classifier_.is_detail(terms[i])) {
+                std::string title = classifier_.twin(terms[i]);
+                for (size_t j = 0; j < count; ++j) {
+                    if (j != i && !used[j] && leaf[j] && terms[j] == title) {
+                        used[i] = used[j] = true;
+                        parts.push_back(word(query.get_subquery(i), terms[i], title));
+                        break;
+                    }
+                }
+                if (used[i]) continue;
+            }
+            used[i] = true;
+            parts.push_back(rewrite(query.get_subquery(i)));
+        }
+        return parts.size() == 1 ? parts[0] : Xapian::Query(Xapian::Query::OP_OR, parts.begin(), parts.end());
+    }
+
+    void note(const std::string &title, double word_idf) {
+        if (std::find(title_terms_.begin(), title_terms_.end(), title) == title_terms_.end()) {
+            title_terms_.push_back(title);
+            title_idfs_.push_back(word_idf);
+        }
+    }
+
+    Xapian::Query rebuild(const Xapian::Query &query, int only_first) {
+        std::vector<Xapian::Query> parts;
+        size_t count = query.get_num_subqueries();
+        parts.reserve(count);
+        for (size_t i = 0; i < count; ++i) {
+            Xapian::Query part = query.get_subquery(i);
+            parts.push_back(only_first && i > 0 ? part : rewrite(part));
+        }
+        return Xapian::Query(query.get_type(), parts.begin(), parts.end());
+    }
+
+    /// One word of the default field: its detail term at the word's idf over both fields, or its title bonus.
+    Xapian::Query word(const Xapian::Query &detail_query, const std::string &detail, const std::string &title) {
+        using Q = Xapian::Query;
+        double in_detail = database_.get_termfreq(detail);
+        double in_title = database_.get_termfreq(title);
+        // Documents holding the word in either field, if the two were independent.
+        double either = in_detail + in_title - in_detail * in_title / documents_;
+        double word_idf = idf(either);
+        note(title, word_idf);
+        std::vector<Q> parts;
+        if (in_detail > 0) {
+            double detail_idf = FieldedBM25Weight::idf(in_detail, documents_);
+            parts.push_back(detail_idf > 0 ? Q(Q::OP_SCALE_WEIGHT, detail_query, word_idf / detail_idf) : detail_query);
+        }
+        if (in_title > 0 || parts.empty()) parts.push_back(bonus({title}, word_idf));
+        return parts.size() == 1 ? parts[0] : Q(Q::OP_OR, parts.begin(), parts.end());
+    }
+
+    Xapian::Query bonus(std::vector<std::string> terms, double term_idf) const {
+        auto *source = new TitleBonusSource(std::move(terms), ranking_.title_bonus * term_idf);
+        return Xapian::Query(source->release());
+    }
+
+    double idf(double frequency) const { return FieldedBM25Weight::idf(frequency, documents_); }
+
+    /// The title terms a title wildcard stands for, if there are at most ``kMaxWildcardTerms``. Xapian's public
+    /// API does not expose a wildcard's pattern, so it is read from the description Xapian writes for it
+    /// (`Query(WILDCARD SYNONYM Sfix)`); any other shape, or an escaped byte in it, leaves the wildcard as it is.
+    bool title_expansion(const Xapian::Query &query, std::vector<std::string> &terms) const {
+        const std::string description = query.get_description();
+        const std::string head = "Query(WILDCARD ";
+        if (description.compare(0, head.size(), head) != 0 || description.back() != ')') return false;
+        std::string rest = description.substr(head.size(), description.size() - head.size() - 1);
+        size_t space = rest.find(' ');
+        if (space == std::string::npos) return false;
+        std::string pattern = rest.substr(space + 1);
+        if (pattern.empty() || pattern.find('\\') != std::string::npos || !classifier_.is_title(pattern)) return false;
+        for (auto term = database_.allterms_begin(pattern); term != database_.allterms_end(pattern); ++term) {
+            if (terms.size() == kMaxWildcardTerms) return false;
+            terms.push_back(*term);
+        }
+        return !terms.empty();
+    }
+
+    /// The query parser's wildcard limit (SearchQuery.maximumWildcardExpansion): past it the match itself fails.
+    static constexpr size_t kMaxWildcardTerms = 1000;
+
+    bool all_title_leaves(const Xapian::Query &query, std::vector<std::string> &terms) const {
+        size_t count = query.get_num_subqueries();
+        if (count == 0) return false;
+        for (size_t i = 0; i < count; ++i) {
+            std::string term;
+            if (!leaf_term(query.get_subquery(i), term) || !classifier_.is_title(term)) return false;
+            terms.push_back(term);
+        }
+        return true;
+    }
+
+    const Xapian::Database &database_;
+    const FieldedRanking &ranking_;
+    Classifier classifier_;
+    double documents_;
+    std::vector<std::string> title_terms_;
+    std::vector<double> title_idfs_;
+};
+
+/// Text terms of either field; no boolean or value terms.
+class TextTermDecider : public Xapian::ExpandDecider {
+  public:
+    explicit TextTermDecider(const Classifier &classifier) : classifier_(classifier) {}
+    bool operator()(const std::string &term) const override {
+        return classifier_.is_detail(term) || classifier_.is_title(term);
+    }
+
+  private:
+    const Classifier &classifier_;
+};
+
+/// The detail form of a text term (title prefix taken off), and whether it is a stem.
+std::string detail_form(const Classifier &classifier, const std::string &term) {
+    if (!classifier.is_title(term)) return term;
+    if (term[0] == 'Z') return "Z" + term.substr(1 + classifier.prefix.size());
+    return term.substr(classifier.prefix.size());
+}
+
+}  // namespace
+
+Xapian::Query similar_query(const Xapian::Database &database, const std::string &unique_term, size_t max_words,
+                            const std::string &title_prefix, double feedback_weight) {
+    Xapian::PostingIterator posting = database.postlist_begin(unique_term);
+    if (posting == database.postlist_end(unique_term)) {
+        throw Xapian::InvalidArgumentError("no document is indexed by " + unique_term);
+    }
+    Xapian::docid document = *posting;
+    Classifier classifier{title_prefix};
+    std::vector<std::string> words;  // detail forms, stems preferred
+    // A word in more than a fifth of the documents says little about any one of them ("the", "fix"), and matches
+    // most of the index (Lucene's MoreLikeThis drops such words too: maxDocFreqPct).
+    const Xapian::doccount common = std::max<Xapian::doccount>(database.get_doccount() / 5, 2);
+    auto add = [&](const std::string &term) {
+        if (database.get_termfreq(term) > common) return;
+        std::string word = detail_form(classifier, term);
+        // A stem and the word it comes from are the same word: keep the stem (it finds the other forms).
+        if (std::find(words.begin(), words.end(), word) == words.end() && words.size() < max_words) {
+            words.push_back(word);
+        }
+    };
+    // The title's stems first: a near-paraphrase of the title is the likeliest duplicate.
+    for (auto term = database.termlist_begin(document); term != database.termlist_end(document); ++term) {
+        const std::string &name = *term;
+        if (name.size() > title_prefix.size() + 1 && name[0] == 'Z' && classifier.is_title(name)) add(name);
+    }
+    size_t title_words = words.size();
+    Xapian::RSet relevant;
+    relevant.add_document(document);
+    Xapian::Enquire enquire(database);
+    enquire.set_query(Xapian::Query(unique_term));
+    TextTermDecider decider(classifier);
+    Xapian::ESet expand = enquire.get_eset(static_cast<Xapian::termcount>(max_words * 4), relevant, &decider);
+    for (auto term = expand.begin(); term != expand.end() && words.size() < max_words; ++term) {
+        const std::string &name = *term;
+        // Stems only: the unstemmed twin of a stem would count the same word twice.
+        if (name[0] == 'Z') add(name);
+    }
+    std::vector<Xapian::Query> pairs;
+    for (size_t i = 0; i < words.size(); ++i) {
+        Xapian::Query pair(Xapian::Query::OP_OR, Xapian::Query(words[i]), Xapian::Query(classifier.twin(words[i])));
+        if (i >= title_words && feedback_weight != 1) pair = Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, pair, feedback_weight);
+        pairs.push_back(pair);
+    }
+    if (pairs.empty()) return Xapian::Query(unique_term);
+    return Xapian::Query(Xapian::Query::OP_OR, pairs.begin(), pairs.end());
+}
+
+Xapian::Query rewrite_for_fields(const Xapian::Query &query, const Xapian::Database &database,
+                                 const FieldedRanking &ranking) {
+    Rewriter rewriter(database, ranking);
+    Xapian::Query rewritten = rewriter.rewrite(query);
+    const auto &words = rewriter.title_terms();
+    if (ranking.title_match <= 0 || words.empty()) return rewritten;
+    auto *similarity =
+        new TitleMatchSource(words, rewriter.title_idfs(), ranking.title_words_slot, ranking.title_match);
+    return Xapian::Query(Xapian::Query::OP_AND_MAYBE, rewritten, Xapian::Query(similarity->release()));
+}
+
+}  // namespace cxapian

@@ -1,0 +1,158 @@
+// fielded_ranking.h — Spotlite's ranking over a title and a detail field (internal to CXapian).
+//
+// Xapian 1.4 scores every term of a query with one weighting scheme against the whole document's length, so a
+// title indexed under its own prefix gets its own (higher) document frequency and is normalised by the length of
+// the detail. Spotlite ranks as the two-field models of the literature do (BM25F and its simplifications):
+//
+//   score(d) = Σ over query words t of  idf(t) · tf(t, detail) · (k1 + 1) / (tf + k1 · (1 − b + b · |detail| / avg))
+//                                      + title_bonus · idf(t) · [t in the title of d]
+//
+// with one idf per word, from the number of documents holding it in either field. The title's terms carry wdf 0,
+// so a document's length is its detail's; the detail part is FieldedBM25Weight; the title part is a
+// TitleBonusSource, a posting source over the title terms with a fixed weight; rewrite_for_fields() turns the
+// query parser's pair (detail term OR title term) for each word into (detail term, scaled to the word's idf) OR
+// (title bonus), and gives title-only queries (title:word, phrases in titles) the same bonus.
+
+#ifndef CXAPIAN_FIELDED_RANKING_H
+#define CXAPIAN_FIELDED_RANKING_H
+
+#include <xapian.h>
+
+#include <string>
+#include <vector>
+
+namespace cxapian {
+
+/// BM25 over what is left of a document once its title carries no wdf: its detail. idf is log((N − n + ½)/(n + ½)),
+/// smoothed as Xapian's BM25 is where that would be small or negative (ratio < 2 → ½·ratio + 1).
+class FieldedBM25Weight : public Xapian::Weight {
+  public:
+    FieldedBM25Weight(double k1, double b);
+
+    FieldedBM25Weight *clone() const override;
+    void init(double factor) override;
+    std::string name() const override;
+    double get_sumpart(Xapian::termcount wdf, Xapian::termcount doclen, Xapian::termcount uniqterms) const override;
+    double get_maxpart() const override;
+    double get_sumextra(Xapian::termcount doclen, Xapian::termcount uniqterms) const override;
+    double get_maxextra() const override;
+
+    /// The idf of a term in `termfreq` of `collection_size` documents, as this scheme computes it.
+    static double idf(double termfreq, double collection_size);
+
+  private:
+    double k1_;
+    double b_;
+    double termweight_ = 0;  // idf × the factor the matcher scales this term by
+    double average_length_ = 1;
+};
+
+/// Matches the documents any of `terms` index (title terms) with one fixed weight.
+class TitleBonusSource : public Xapian::PostingSource {
+  public:
+    TitleBonusSource(std::vector<std::string> terms, double weight);
+
+    TitleBonusSource *clone() const override;
+    void init(const Xapian::Database &database) override;
+    Xapian::doccount get_termfreq_min() const override;
+    Xapian::doccount get_termfreq_est() const override;
+    Xapian::doccount get_termfreq_max() const override;
+    void next(double min_wt) override;
+    void skip_to(Xapian::docid did, double min_wt) override;
+    bool at_end() const override;
+    Xapian::docid get_docid() const override;
+    double get_weight() const override;
+    std::string get_description() const override;
+
+  private:
+    void settle();
+
+    std::vector<std::string> terms_;
+    double weight_;
+    Xapian::Database database_;
+    std::vector<Xapian::PostingIterator> positions_;
+    std::vector<Xapian::PostingIterator> ends_;
+    Xapian::docid current_ = 0;
+    bool started_ = false;
+    Xapian::doccount termfreq_min_ = 0;
+    Xapian::doccount termfreq_est_ = 0;
+    Xapian::doccount termfreq_max_ = 0;
+};
+
+/// Adds `weight` × the Jaccard similarity of the query's words and a document's title words: |Q ∩ T| / |Q ∪ T|,
+/// where T's size is read from a value slot (the title's distinct words, sortable-serialised). Titles that say
+/// what the query says, and little else, rank first: a near-paraphrase of a bug's title is a likely duplicate, and
+/// for short queries it favours concise titles, as per-field length normalisation does.
+class TitleMatchSource : public Xapian::PostingSource {
+  public:
+    /// `terms`: one title term per query word, with the word's idf in `idfs`: the overlap is weighted by idf, a
+    /// title word the query lacks counting as a query word of average idf.
+    TitleMatchSource(std::vector<std::string> terms, std::vector<double> idfs, Xapian::valueno title_words_slot,
+                     double weight);
+
+    TitleMatchSource *clone() const override;
+    void init(const Xapian::Database &database) override;
+    Xapian::doccount get_termfreq_min() const override;
+    Xapian::doccount get_termfreq_est() const override;
+    Xapian::doccount get_termfreq_max() const override;
+    void next(double min_wt) override;
+    void skip_to(Xapian::docid did, double min_wt) override;
+    bool at_end() const override;
+    Xapian::docid get_docid() const override;
+    double get_weight() const override;
+    std::string get_description() const override;
+
+  private:
+    void settle();
+
+    std::vector<std::string> terms_;
+    std::vector<double> idfs_;
+    double total_idf_ = 0;
+    Xapian::valueno slot_;
+    double weight_;
+    Xapian::Database database_;
+    std::vector<Xapian::PostingIterator> positions_;
+    std::vector<Xapian::PostingIterator> ends_;
+    std::vector<double> position_idfs_;
+    double matched_idf_ = 0;
+    // Moved forward by get_weight(), in step with the documents (which only increase).
+    mutable Xapian::ValueIterator title_words_;
+    Xapian::ValueIterator title_words_end_;
+    Xapian::docid current_ = 0;
+    size_t matched_ = 0;
+    bool started_ = false;
+    Xapian::doccount termfreq_min_ = 0;
+    Xapian::doccount termfreq_max_ = 0;
+};
+
+/// The parameters of the ranking.
+struct FieldedRanking {
+    double k1;
+    double b;
+    /// A title occurrence is worth this many idf units (k1 + 1 makes it worth the strongest detail match).
+    double title_bonus;
+    /// The title's term prefix (e.g. "S"); its stemmed terms are "Z" + prefix + stem.
+    std::string title_prefix;
+    /// The weight of the title similarity (TitleMatchSource); 0 for none.
+    double title_match;
+    /// The value slot holding each document's number of distinct title words.
+    Xapian::valueno title_words_slot;
+};
+
+/// A query for documents like the one indexed by `unique_term` ("more like this"): its title's words, then the
+/// words of its detail Xapian's relevance feedback (the expand set of the document alone) weighs highest, up to
+/// `max_words` in all, each as the pair (detail term OR title term) that rewrite_for_fields() ranks; the feedback
+/// words count `feedback_weight` times a title word (their pairs are left as they are by the rewrite). The document
+/// itself matches too (callers leave it out, and may use its score as the best possible). Throws
+/// Xapian::InvalidArgumentError if no document has `unique_term`.
+Xapian::Query similar_query(const Xapian::Database &database, const std::string &unique_term, size_t max_words,
+                            const std::string &title_prefix, double feedback_weight);
+
+/// `query` with each word's title terms turned into a TitleBonusSource and its detail terms scaled to the
+/// word's idf over both fields, as described above. Sub-queries it does not know stay as they are.
+Xapian::Query rewrite_for_fields(const Xapian::Query &query, const Xapian::Database &database,
+                                 const FieldedRanking &ranking);
+
+}  // namespace cxapian
+
+#endif
