@@ -9,7 +9,7 @@ MAN_PAGE = .build/plugins/GenerateManual/outputs/spotlite/spotlite.1
 # Seconds each fuzz target runs in `make fuzz`.
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build run test man install install-man bench bench-short fuzz clean
+.PHONY: deps build run test man install install-man bench bench-short relevance relevance-check fuzz clean
 
 deps:
 	@scripts/install-deps.sh
@@ -45,6 +45,15 @@ bench: deps
 
 bench-short: deps
 	SPOTLITE_BENCH=short $(SWIFT) package --package-path Benchmarks benchmark
+
+# Ranking on the GitBugs dev set (samples/gitbugs-hadoop*): Spotlite next to SQLite FTS5 in one run, R@10 and MRR@10
+# for the title-OR task, `similar` and short queries; RELEVANCE_FLAGS=--sweep adds the parameter grids.
+# relevance-check (CI) fails if Spotlite ranks below FTS5 on the title-OR task.
+relevance: deps
+	$(SWIFT) run -c release --package-path Benchmarks relevance $(RELEVANCE_FLAGS)
+
+relevance-check: deps
+	$(SWIFT) run -c release --package-path Benchmarks relevance --check
 
 # libFuzzer on the parsers of untrusted text (Tests/Fuzz): each target runs FUZZ_SECONDS on the committed corpus
 # (Tests/Fuzz/Corpus, read only) plus a working one under .build; a crash stops it with the input saved there.

@@ -27,6 +27,8 @@ let package = Package(
         ),
         // One rebuild or a run of searches, for callgrind and quick timings (see the README's Benchmarks section).
         .executableTarget(name: "profile", dependencies: ["BenchmarkSupport"], path: "Sources/Profile"),
+        // The relevance harness on the GitBugs dev set, Spotlite next to FTS5 (`make relevance`).
+        .executableTarget(name: "relevance", dependencies: ["BenchmarkSupport"], path: "Sources/Relevance"),
         .executableTarget(
             name: "SpotliteBenchmarks",
             dependencies: [
