@@ -55,6 +55,52 @@ double FieldedBM25Weight::get_sumextra(Xapian::termcount, Xapian::termcount) con
 
 double FieldedBM25Weight::get_maxextra() const { return 0; }
 
+// ---- TermUnionSource ----
+
+void TermUnionSource::open(const Xapian::Database &database, const std::vector<std::string> &terms) {
+    database_ = database;
+    lists_.clear();
+    termfreq_min_ = 0;
+    Xapian::doccount sum = 0;
+    for (size_t i = 0; i < terms.size(); ++i) {
+        Xapian::doccount frequency = database_.get_termfreq(terms[i]);
+        if (frequency == 0) continue;
+        lists_.push_back({database_.postlist_begin(terms[i]), database_.postlist_end(terms[i]), i});
+        termfreq_min_ = std::max(termfreq_min_, frequency);
+        sum += frequency;
+    }
+    termfreq_max_ = std::min(sum, database_.get_doccount());
+    current_ = 0;
+    started_ = false;
+}
+
+void TermUnionSource::settle() {
+    current_ = 0;
+    for (const auto &list : lists_) {
+        if (list.at == list.end) continue;
+        Xapian::docid did = *list.at;
+        if (current_ == 0 || did < current_) current_ = did;
+    }
+}
+
+void TermUnionSource::next(double) {
+    if (started_) {
+        for (auto &list : lists_) {
+            if (list.at != list.end && *list.at == current_) ++list.at;
+        }
+    }
+    started_ = true;
+    settle();
+}
+
+void TermUnionSource::skip_to(Xapian::docid did, double) {
+    started_ = true;
+    for (auto &list : lists_) {
+        if (list.at != list.end && *list.at < did) list.at.skip_to(did);
+    }
+    settle();
+}
+
 // ---- TitleBonusSource ----
 
 TitleBonusSource::TitleBonusSource(std::vector<std::string> terms, double weight)
@@ -63,60 +109,9 @@ TitleBonusSource::TitleBonusSource(std::vector<std::string> terms, double weight
 TitleBonusSource *TitleBonusSource::clone() const { return new TitleBonusSource(terms_, weight_); }
 
 void TitleBonusSource::init(const Xapian::Database &database) {
-    database_ = database;
-    positions_.clear();
-    ends_.clear();
-    termfreq_min_ = 0;
-    Xapian::doccount sum = 0;
-    for (const auto &term : terms_) {
-        Xapian::doccount frequency = database_.get_termfreq(term);
-        if (frequency == 0) continue;
-        positions_.push_back(database_.postlist_begin(term));
-        ends_.push_back(database_.postlist_end(term));
-        termfreq_min_ = std::max(termfreq_min_, frequency);
-        sum += frequency;
-    }
-    termfreq_max_ = std::min(sum, database_.get_doccount());
-    termfreq_est_ = termfreq_max_;
-    current_ = 0;
-    started_ = false;
+    open(database, terms_);
     set_maxweight(weight_);
 }
-
-Xapian::doccount TitleBonusSource::get_termfreq_min() const { return termfreq_min_; }
-Xapian::doccount TitleBonusSource::get_termfreq_est() const { return termfreq_est_; }
-Xapian::doccount TitleBonusSource::get_termfreq_max() const { return termfreq_max_; }
-
-void TitleBonusSource::settle() {
-    current_ = 0;
-    for (size_t i = 0; i < positions_.size(); ++i) {
-        if (positions_[i] == ends_[i]) continue;
-        Xapian::docid did = *positions_[i];
-        if (current_ == 0 || did < current_) current_ = did;
-    }
-}
-
-void TitleBonusSource::next(double) {
-    if (started_) {
-        for (size_t i = 0; i < positions_.size(); ++i) {
-            if (positions_[i] != ends_[i] && *positions_[i] == current_) ++positions_[i];
-        }
-    }
-    started_ = true;
-    settle();
-}
-
-void TitleBonusSource::skip_to(Xapian::docid did, double) {
-    started_ = true;
-    for (size_t i = 0; i < positions_.size(); ++i) {
-        if (positions_[i] != ends_[i] && *positions_[i] < did) positions_[i].skip_to(did);
-    }
-    settle();
-}
-
-bool TitleBonusSource::at_end() const { return started_ && current_ == 0; }
-
-Xapian::docid TitleBonusSource::get_docid() const { return current_; }
 
 double TitleBonusSource::get_weight() const { return weight_; }
 
@@ -137,86 +132,31 @@ TitleMatchSource::TitleMatchSource(std::vector<std::string> terms, std::vector<d
 TitleMatchSource *TitleMatchSource::clone() const { return new TitleMatchSource(terms_, idfs_, slot_, weight_); }
 
 void TitleMatchSource::init(const Xapian::Database &database) {
-    database_ = database;
-    positions_.clear();
-    ends_.clear();
-    position_idfs_.clear();
-    termfreq_min_ = 0;
-    Xapian::doccount sum = 0;
-    for (size_t i = 0; i < terms_.size(); ++i) {
-        Xapian::doccount frequency = database_.get_termfreq(terms_[i]);
-        if (frequency == 0) continue;
-        positions_.push_back(database_.postlist_begin(terms_[i]));
-        ends_.push_back(database_.postlist_end(terms_[i]));
-        position_idfs_.push_back(i < idfs_.size() ? idfs_[i] : 1);
-        termfreq_min_ = std::max(termfreq_min_, frequency);
-        sum += frequency;
-    }
-    termfreq_max_ = std::min(sum, database_.get_doccount());
-    title_words_ = database_.valuestream_begin(slot_);
-    title_words_end_ = database_.valuestream_end(slot_);
-    current_ = 0;
-    matched_ = 0;
-    started_ = false;
+    open(database, terms_);
+    title_words_ = database.valuestream_begin(slot_);
+    title_words_end_ = database.valuestream_end(slot_);
     set_maxweight(weight_);
 }
 
-Xapian::doccount TitleMatchSource::get_termfreq_min() const { return termfreq_min_; }
-Xapian::doccount TitleMatchSource::get_termfreq_est() const { return termfreq_max_; }
-Xapian::doccount TitleMatchSource::get_termfreq_max() const { return termfreq_max_; }
-
-void TitleMatchSource::settle() {
-    current_ = 0;
-    matched_ = 0;
-    matched_idf_ = 0;
-    for (size_t i = 0; i < positions_.size(); ++i) {
-        if (positions_[i] == ends_[i]) continue;
-        Xapian::docid did = *positions_[i];
-        if (current_ == 0 || did < current_) {
-            current_ = did;
-            matched_ = 1;
-            matched_idf_ = position_idfs_[i];
-        } else if (did == current_) {
-            ++matched_;
-            matched_idf_ += position_idfs_[i];
-        }
-    }
-}
-
-void TitleMatchSource::next(double) {
-    if (started_) {
-        for (size_t i = 0; i < positions_.size(); ++i) {
-            if (positions_[i] != ends_[i] && *positions_[i] == current_) ++positions_[i];
-        }
-    }
-    started_ = true;
-    settle();
-}
-
-void TitleMatchSource::skip_to(Xapian::docid did, double) {
-    started_ = true;
-    for (size_t i = 0; i < positions_.size(); ++i) {
-        if (positions_[i] != ends_[i] && *positions_[i] < did) positions_[i].skip_to(did);
-    }
-    settle();
-}
-
-bool TitleMatchSource::at_end() const { return started_ && current_ == 0; }
-
-Xapian::docid TitleMatchSource::get_docid() const { return current_; }
-
 double TitleMatchSource::get_weight() const {
+    const Xapian::docid current = get_docid();
+    size_t matched = 0;
+    double matched_idf = 0;
+    for_each_match([&](size_t term) {
+        ++matched;
+        matched_idf += term < idfs_.size() ? idfs_[term] : 1;
+    });
     double title_words = 0;
-    if (title_words_ != title_words_end_ && title_words_.get_docid() < current_) title_words_.skip_to(current_);
-    if (title_words_ != title_words_end_ && title_words_.get_docid() == current_) {
+    if (title_words_ != title_words_end_ && title_words_.get_docid() < current) title_words_.skip_to(current);
+    if (title_words_ != title_words_end_ && title_words_.get_docid() == current) {
         title_words = Xapian::sortable_unserialise(*title_words_);
     }
     // Weighted Jaccard: the idf of the words both have over the idf of the words either has, a title word the
     // query lacks counting as a query word of average idf.
     double average = terms_.empty() ? 0 : total_idf_ / static_cast<double>(terms_.size());
-    double unmatched_title = std::max(0.0, title_words - static_cast<double>(matched_));
+    double unmatched_title = std::max(0.0, title_words - static_cast<double>(matched));
     double either = total_idf_ + unmatched_title * average;
-    return either > 0 ? weight_ * matched_idf_ / either : 0;
+    return either > 0 ? weight_ * matched_idf / either : 0;
 }
 
 std::string TitleMatchSource::get_description() const { return "TitleMatchSource"; }
@@ -305,9 +245,7 @@ class Rewriter {
                     }
                 }
                 if (terms.empty()) return query;
-                Xapian::doccount frequency = 0;
-                for (const auto &title : terms) frequency = std::max(frequency, database_.get_termfreq(title));
-                Q title_part = bonus(terms, idf(frequency));
+                Q title_part = any_bonus(std::move(terms));
                 if (others.empty()) return title_part;
                 Q rest = others.size() == 1 ? others[0] : Q(Q::OP_SYNONYM, others.begin(), others.end());
                 return Q(Q::OP_OR, rest, title_part);
@@ -317,9 +255,7 @@ class Rewriter {
                 // carry no wdf, so it would weigh nothing; expanded here, it gets the bonus as a synonym would.
                 std::vector<std::string> terms;
                 if (!title_expansion(query, terms)) return query;
-                Xapian::doccount frequency = 0;
-                for (const auto &title : terms) frequency = std::max(frequency, database_.get_termfreq(title));
-                return bonus(terms, idf(frequency));
+                return any_bonus(std::move(terms));
             }
             case Q::OP_PHRASE:
             case Q::OP_NEAR: {
@@ -415,6 +351,14 @@ class Rewriter {
     Xapian::Query bonus(std::vector<std::string> terms, double term_idf) const {
         auto *source = new TitleBonusSource(std::move(terms), ranking_.title_bonus * term_idf);
         return Xapian::Query(source->release());
+    }
+
+    /// The bonus for a title holding any of `terms` (a wildcard's or a partial word's expansion), at the idf of
+    /// the most frequent of them.
+    Xapian::Query any_bonus(std::vector<std::string> terms) const {
+        Xapian::doccount frequency = 0;
+        for (const auto &title : terms) frequency = std::max(frequency, database_.get_termfreq(title));
+        return bonus(std::move(terms), idf(frequency));
     }
 
     double idf(double frequency) const { return FieldedBM25Weight::idf(frequency, documents_); }

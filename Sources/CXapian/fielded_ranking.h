@@ -47,43 +47,65 @@ class FieldedBM25Weight : public Xapian::Weight {
     double average_length_ = 1;
 };
 
+/// A posting source over the union of several terms' posting lists, in document order: the document at hand and
+/// which of the terms index it. The title sources below are such unions; each says what a document weighs.
+class TermUnionSource : public Xapian::PostingSource {
+  public:
+    Xapian::doccount get_termfreq_min() const override { return termfreq_min_; }
+    Xapian::doccount get_termfreq_est() const override { return termfreq_max_; }
+    Xapian::doccount get_termfreq_max() const override { return termfreq_max_; }
+    void next(double min_wt) override;
+    void skip_to(Xapian::docid did, double min_wt) override;
+    bool at_end() const override { return started_ && current_ == 0; }
+    Xapian::docid get_docid() const override { return current_; }
+
+  protected:
+    /// Opens the lists of the `terms` that index any document of `database`, before the first document.
+    void open(const Xapian::Database &database, const std::vector<std::string> &terms);
+
+    /// Calls `body(i)` for each term `terms[i]` (as given to open()) that indexes the current document, in order.
+    template <typename Body> void for_each_match(Body body) const {
+        for (const auto &list : lists_) {
+            if (list.at != list.end && *list.at == current_) body(list.term);
+        }
+    }
+
+  private:
+    void settle();
+
+    struct List {
+        Xapian::PostingIterator at;
+        Xapian::PostingIterator end;
+        size_t term;
+    };
+    Xapian::Database database_;  // kept open while the lists are walked
+    std::vector<List> lists_;
+    Xapian::docid current_ = 0;
+    bool started_ = false;
+    Xapian::doccount termfreq_min_ = 0;
+    Xapian::doccount termfreq_max_ = 0;
+};
+
 /// Matches the documents any of `terms` index (title terms) with one fixed weight.
-class TitleBonusSource : public Xapian::PostingSource {
+class TitleBonusSource : public TermUnionSource {
   public:
     TitleBonusSource(std::vector<std::string> terms, double weight);
 
     TitleBonusSource *clone() const override;
     void init(const Xapian::Database &database) override;
-    Xapian::doccount get_termfreq_min() const override;
-    Xapian::doccount get_termfreq_est() const override;
-    Xapian::doccount get_termfreq_max() const override;
-    void next(double min_wt) override;
-    void skip_to(Xapian::docid did, double min_wt) override;
-    bool at_end() const override;
-    Xapian::docid get_docid() const override;
     double get_weight() const override;
     std::string get_description() const override;
 
   private:
-    void settle();
-
     std::vector<std::string> terms_;
     double weight_;
-    Xapian::Database database_;
-    std::vector<Xapian::PostingIterator> positions_;
-    std::vector<Xapian::PostingIterator> ends_;
-    Xapian::docid current_ = 0;
-    bool started_ = false;
-    Xapian::doccount termfreq_min_ = 0;
-    Xapian::doccount termfreq_est_ = 0;
-    Xapian::doccount termfreq_max_ = 0;
 };
 
 /// Adds `weight` × the Jaccard similarity of the query's words and a document's title words: |Q ∩ T| / |Q ∪ T|,
 /// where T's size is read from a value slot (the title's distinct words, sortable-serialised). Titles that say
 /// what the query says, and little else, rank first: a near-paraphrase of a bug's title is a likely duplicate, and
 /// for short queries it favours concise titles, as per-field length normalisation does.
-class TitleMatchSource : public Xapian::PostingSource {
+class TitleMatchSource : public TermUnionSource {
   public:
     /// `terms`: one title term per query word, with the word's idf in `idfs`: the overlap is weighted by idf, a
     /// title word the query lacks counting as a query word of average idf.
@@ -92,37 +114,18 @@ class TitleMatchSource : public Xapian::PostingSource {
 
     TitleMatchSource *clone() const override;
     void init(const Xapian::Database &database) override;
-    Xapian::doccount get_termfreq_min() const override;
-    Xapian::doccount get_termfreq_est() const override;
-    Xapian::doccount get_termfreq_max() const override;
-    void next(double min_wt) override;
-    void skip_to(Xapian::docid did, double min_wt) override;
-    bool at_end() const override;
-    Xapian::docid get_docid() const override;
     double get_weight() const override;
     std::string get_description() const override;
 
   private:
-    void settle();
-
     std::vector<std::string> terms_;
     std::vector<double> idfs_;
     double total_idf_ = 0;
     Xapian::valueno slot_;
     double weight_;
-    Xapian::Database database_;
-    std::vector<Xapian::PostingIterator> positions_;
-    std::vector<Xapian::PostingIterator> ends_;
-    std::vector<double> position_idfs_;
-    double matched_idf_ = 0;
     // Moved forward by get_weight(), in step with the documents (which only increase).
     mutable Xapian::ValueIterator title_words_;
     Xapian::ValueIterator title_words_end_;
-    Xapian::docid current_ = 0;
-    size_t matched_ = 0;
-    bool started_ = false;
-    Xapian::doccount termfreq_min_ = 0;
-    Xapian::doccount termfreq_max_ = 0;
 };
 
 /// The parameters of the ranking.
