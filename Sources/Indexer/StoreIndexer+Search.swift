@@ -329,9 +329,10 @@ extension StoreIndexer {
     func projectSuggestions(for titles: [String]) throws(IndexerError) -> [ProjectSuggestion] {
         guard !titles.isEmpty else { return [] }
         let projects = try indexer(location.root) { try store.read { try $0.allProjectTitles(limit: 100_000) } }
-        let known = Dictionary(projects.map { (TextNormalizer.fold($0).lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        // Keyed as the filter compares titles, so a title the filter matches is never "near" itself.
+        let known = Dictionary(projects.map { (TextNormalizer.titleKey($0), $0) }, uniquingKeysWith: { a, _ in a })
         return titles.compactMap { typed in
-            let key = TextNormalizer.fold(typed).lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            let key = TextNormalizer.titleKey(typed)
             guard known[key] == nil else { return nil }
             let bound = max(2, key.count / 3)
             let near = known.compactMap { candidate, title -> (Int, String)? in

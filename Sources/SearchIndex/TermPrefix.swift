@@ -61,11 +61,10 @@ extension TermPrefix {
     /// Xapian refuses terms over 245 bytes; boolean terms built from user text stay under this.
     static let maximumBooleanTermBytes = 200
 
-    /// The boolean term for a container title: folded (``TextNormalizer/fold(_:)``), lowercased, spaces collapsed;
-    /// a title too long for a term is cut and suffixed with a hash of the whole, so it still matches exactly.
+    /// The boolean term for a container title: its ``TextNormalizer/titleKey(_:)``; a title too long for a term is cut
+    /// and suffixed with a hash of the whole, so it still matches exactly.
     public static func containerTitleTerm(_ title: String) -> String {
-        let normalized = TextNormalizer.fold(title).lowercased().split(whereSeparator: { $0.isWhitespace })
-            .joined(separator: " ")
-        return containerTitle + Fingerprint.bounded(normalized, maximumBytes: maximumBooleanTermBytes - containerTitle.utf8.count)
+        let key = TextNormalizer.titleKey(title)
+        return containerTitle + Fingerprint.bounded(key, maximumBytes: maximumBooleanTermBytes - containerTitle.utf8.count)
     }
 }

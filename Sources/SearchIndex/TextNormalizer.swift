@@ -106,6 +106,11 @@ public enum TextNormalizer {
         return parts
     }
 
+    /// A title as `project:` filters compare titles: folded, lowercased, white space collapsed to single spaces.
+    public static func titleKey(_ title: String) -> String {
+        fold(title).lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
     /// NFKC with diacritics folded; the text itself when it is ASCII (which neither changes).
     public static func fold(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }

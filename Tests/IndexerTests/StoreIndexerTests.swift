@@ -59,6 +59,13 @@ import TrackerStore
         #expect(try indexer.verify().isClean)
     }
 
+    @Test func aProjectTitleIsComparedAsTheFilterComparesIt() throws {
+        try store.addProject(title: "Home  Rénovation")
+        // The filter matches this title (case, accents and spaces aside), so it is not "near" itself.
+        #expect(try indexer.projectSuggestions(for: ["home renovation"]).isEmpty)
+        #expect(try indexer.projectSuggestions(for: ["home renovatio"]).map(\.titles) == [["Home  Rénovation"]])
+    }
+
     @Test func aDeletedProjectsDomainDisappears() throws {
         let home = try store.addProject(title: "Home")
         let garden = try store.addProject(title: "Garden")
