@@ -15,7 +15,11 @@ public enum TextNormalizer {
     public static func indexed(_ text: String) -> String {
         let folded = fold(text)
         guard hasCompound(folded) else { return folded }
-        if folded.utf8.allSatisfy({ $0 < 0x80 }) { return asciiIndexed(folded) }
+        return folded.utf8.allSatisfy({ $0 < 0x80 }) ? asciiIndexed(folded) : characterIndexed(folded)
+    }
+
+    /// ``indexed(_:)`` of folded text, by characters (any script).
+    static func characterIndexed(_ folded: String) -> String {
         var out = ""
         out.reserveCapacity(folded.utf8.count + 32)
         var token = ""
@@ -26,8 +30,10 @@ public enum TextNormalizer {
             if parts.count > 1 { out += " " + parts.joined(separator: " ") }
             token = ""
         }
-        for character in folded {
-            if isTokenCharacter(character, in: token) {
+        let characters = Array(folded)
+        for (index, character) in characters.enumerated() {
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            if isTokenCharacter(character, in: token, before: next) {
                 token.append(character)
             } else {
                 flush()
@@ -152,12 +158,15 @@ public enum TextNormalizer {
         return parts
     }
 
-    /// Whether `character` continues the word being read: a letter or digit, or a dot after a digit (a dotted
-    /// number; a dot that ends it is harmless, a word of one part is not expanded).
-    static func isTokenCharacter(_ character: Character, in token: String) -> Bool {
+    /// Whether `character` continues the word being read (`token`) when `next` follows it: a letter or digit, an
+    /// underscore between letters or digits, or a dot between digits (a dotted number). The one rule of what a word
+    /// is, for the index (``asciiIndexed(_:)`` applies it to bytes) and for queries alike: a word never ends in an
+    /// underscore or a dot.
+    static func isTokenCharacter(_ character: Character, in token: String, before next: Character?) -> Bool {
         if character.isLetter || character.isNumber { return true }
-        if character == "_" { return !token.isEmpty }
-        return character == "." && (token.last?.isNumber ?? false)
+        let nextIsWord = next.map { $0.isLetter || $0.isNumber } ?? false
+        if character == "_" { return !token.isEmpty && nextIsWord }
+        return character == "." && (token.last?.isNumber ?? false) && (next?.isNumber ?? false)
     }
 
     /// Whether any word of `text` is a compound (a fast check before rewriting anything).
@@ -224,13 +233,11 @@ extension TextNormalizer {
             }
             var end = index
             var word = ""
-            while end < characters.count, isTokenCharacter(characters[end], in: word) {
+            while end < characters.count,
+                isTokenCharacter(characters[end], in: word, before: end + 1 < characters.count ? characters[end + 1] : nil)
+            {
                 word.append(characters[end])
                 end += 1
-            }
-            while word.last == "." || word.last == "_" {
-                word.removeLast()
-                end -= 1
             }
             let parts = compoundParts(word)
             let before = index > 0 ? characters[index - 1] : " "

@@ -1,0 +1,41 @@
+import Foundation
+import PropertyBased
+import Testing
+import TestSupport
+
+@testable import SearchIndex
+
+/// What the index holds of text: folded, compound words followed by their parts. ASCII text takes a byte-level path
+/// of its own (most text is ASCII, and long); it must say exactly what the character path says.
+@Suite struct TextNormalizerTests {
+    @Test(arguments: [
+        ("NativeAzureFsOutputStream leaks", "NativeAzureFsOutputStream Native Azure Fs Output Stream leaks"),
+        ("check HADOOP_CONF_DIR now", "check HADOOP_CONF_DIR HADOOP CONF DIR now"),
+        ("upgrade to 9.4.43.", "upgrade to 9.4.43 9 4 43."),
+        ("S3AFileSystem", "S3AFileSystem S 3 A File System"),
+        ("HTTPServer", "HTTPServer HTTP Server"),
+        ("a plain sentence, nothing to split.", "a plain sentence, nothing to split."),
+        ("Café Zürich", "Cafe Zurich"),
+        ("ＡＢＣ résumé", "ABC resume"),
+        ("ZürichHauptbahnhof", "ZurichHauptbahnhof Zurich Hauptbahnhof"),
+    ])
+    func compoundWordsAreFollowedByTheirParts(text: String, indexed: String) {
+        #expect(TextNormalizer.indexed(text) == indexed)
+    }
+
+    /// ASCII pieces around the rules' corners: case changes, digits, dots and underscores at word edges.
+    static let asciiText = Gen.element(
+        of: ["a", "Z", "q", "7", "0", ".", "_", " ", "-", "fooBar", "HTTP", "Server", "9.4", "x_", "_y", "..", "__", ","]
+    ).array(of: 0...10).map { $0.compactMap { $0 }.joined() }
+
+    @Test(arguments: ["", ".", "_", "9.", "9._", "a_.b", "A1b2C3", "__init__", "v1.2.3-rc.4", "x.y", "1_2.3"])
+    func theASCIIPathSaysWhatTheCharacterPathSaysOnCorners(text: String) {
+        #expect(TextNormalizer.asciiIndexed(text) == TextNormalizer.characterIndexed(text))
+    }
+
+    @Test func theASCIIPathSaysWhatTheCharacterPathSays() async {
+        await propertyCheck(count: 2_000, input: Self.asciiText) { text in
+            #expect(TextNormalizer.asciiIndexed(text) == TextNormalizer.characterIndexed(text), "\(text.debugDescription)")
+        }
+    }
+}
