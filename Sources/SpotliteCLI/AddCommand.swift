@@ -82,13 +82,9 @@ struct AddItem: ParsableCommand {
         for hit in outcome.hits {
             guard let likeness = hit.likeness, likeness >= SearchRanking.duplicateLikeness else { continue }
             let (title, _) = SearchTextPrinter.columns(hit.entity)
-            Output.note("spotlite: likely duplicate (\(Self.likenessText(likeness))): \(title) \(hit.uri)")
+            Output.note("spotlite: likely duplicate (\(SearchTextPrinter.likenessText(likeness))): \(title) \(hit.uri)")
         }
     }
 
     static let duplicatesShown = 5
-
-    static func likenessText(_ likeness: Double) -> String {
-        String(format: "%.2f", likeness)
-    }
 }

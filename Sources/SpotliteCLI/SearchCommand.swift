@@ -198,13 +198,18 @@ struct SearchTextPrinter {
                 let shown = Snippet(marked: flat).highlighted(start: terminal.highlight.start, end: terminal.highlight.end)
                 Output.line(indent + shown)
             }
-            let likeness = hit.likeness.map { "  likeness " + AddItem.likenessText($0) } ?? ""
+            let likeness = hit.likeness.map { "  likeness " + Self.likenessText($0) } ?? ""
             Output.line(indent + terminal.dim(hit.uri.description) + likeness)
         }
         for line in SearchCommand.facetLines(outcome) { Output.line(line) }
         if !outcome.hits.isEmpty {
             Output.line(String(SearchCommand.totalLine(outcome).dropFirst("spotlite: ".count)))
         }
+    }
+
+    /// A hit's likeness (``ResolvedHit/likeness``) as `similar` and `add item --check-duplicates` print it.
+    static func likenessText(_ likeness: Double) -> String {
+        String(format: "%.2f", likeness)
     }
 
     /// The title, and project · priority · status · created.
