@@ -121,6 +121,40 @@ std::string TitleBonusSource::get_description() const {
     return description + ")";
 }
 
+// ---- WordSource ----
+
+WordSource::WordSource(std::string detail, std::string title, double idf, double k1, double b, double title_bonus)
+    : detail_(std::move(detail)), title_(std::move(title)), idf_(idf), k1_(k1), b_(b), title_bonus_(title_bonus) {}
+
+WordSource *WordSource::clone() const { return new WordSource(detail_, title_, idf_, k1_, b_, title_bonus_); }
+
+void WordSource::init(const Xapian::Database &database) {
+    open(database, {detail_, title_});
+    average_length_ = std::max(1.0, database.get_avlength());
+    // BM25 tends to idf × (k1 + 1) as tf grows.
+    set_maxweight(idf_ * (k1_ + 1) + title_bonus_);
+}
+
+double WordSource::get_weight() const {
+    double tf = 0;
+    double length = 0;
+    bool in_title = false;
+    for_each_posting([&](size_t term, const Xapian::PostingIterator &posting) {
+        if (term == 0) {
+            tf += posting.get_wdf();
+        } else {
+            in_title = true;
+            tf += 1;
+        }
+        length = posting.get_doclength();
+    });
+    if (tf == 0) return 0;
+    double normalised = 1 - b_ + b_ * (length / average_length_);
+    return idf_ * tf * (k1_ + 1) / (tf + k1_ * normalised) + (in_title ? title_bonus_ : 0);
+}
+
+std::string WordSource::get_description() const { return "WordSource(" + detail_ + " " + title_ + ")"; }
+
 // ---- TitleMatchSource ----
 
 TitleMatchSource::TitleMatchSource(std::vector<std::string> terms, std::vector<double> idfs, Xapian::valueno slot,
@@ -330,22 +364,21 @@ class Rewriter {
         return Xapian::Query(query.get_type(), parts.begin(), parts.end());
     }
 
-    /// One word of the default field: its detail term at the word's idf over both fields, or its title bonus.
+    /// One word of the default field: a WordSource over its detail term and its title twin, at the word's idf over
+    /// both fields.
     Xapian::Query word(const Xapian::Query &detail_query, const std::string &detail, const std::string &title) {
-        using Q = Xapian::Query;
         double in_detail = database_.get_termfreq(detail);
         double in_title = database_.get_termfreq(title);
         // Documents holding the word in either field, if the two were independent.
         double either = in_detail + in_title - in_detail * in_title / documents_;
         double word_idf = idf(either);
         note(title, word_idf);
-        std::vector<Q> parts;
-        if (in_detail > 0) {
-            double detail_idf = FieldedBM25Weight::idf(in_detail, documents_);
-            parts.push_back(detail_idf > 0 ? Q(Q::OP_SCALE_WEIGHT, detail_query, word_idf / detail_idf) : detail_query);
-        }
-        if (in_title > 0 || parts.empty()) parts.push_back(bonus({title}, word_idf));
-        return parts.size() == 1 ? parts[0] : Q(Q::OP_OR, parts.begin(), parts.end());
+        if (either == 0) return bonus({title}, word_idf);  // matches nothing, as the pair did
+        auto *source =
+            new WordSource(detail, title, word_idf, ranking_.k1, ranking_.b, ranking_.title_bonus * word_idf);
+        // The detail term stays in the query, weightless, for what reads the query's terms (snippet highlights).
+        return Xapian::Query(Xapian::Query::OP_AND_MAYBE, Xapian::Query(source->release()),
+                             Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, detail_query, 0.0));
     }
 
     Xapian::Query bonus(std::vector<std::string> terms, double term_idf) const {

@@ -4,14 +4,14 @@
 // title indexed under its own prefix gets its own (higher) document frequency and is normalised by the length of
 // the detail. Spotlite ranks as the two-field models of the literature do (BM25F and its simplifications):
 //
-//   score(d) = Σ over query words t of  idf(t) · tf(t, detail) · (k1 + 1) / (tf + k1 · (1 − b + b · |detail| / avg))
+//   score(d) = Σ over query words t of  idf(t) · tf · (k1 + 1) / (tf + k1 · (1 − b + b · |detail| / avg))
 //                                      + title_bonus · idf(t) · [t in the title of d]
+//   with tf = [t in the title of d] + tf(t, detail)
 //
-// with one idf per word, from the number of documents holding it in either field. The title's terms carry wdf 0,
-// so a document's length is its detail's; the detail part is FieldedBM25Weight; the title part is a
-// TitleBonusSource, a posting source over the title terms with a fixed weight; rewrite_for_fields() turns the
-// query parser's pair (detail term OR title term) for each word into (detail term, scaled to the word's idf) OR
-// (title bonus), and gives title-only queries (title:word, phrases in titles) the same bonus.
+// with one idf per word, from the number of documents holding it in either field: the title counts as part of the
+// text once, and once more as the title. The title's terms carry wdf 0, so a document's length is its detail's;
+// rewrite_for_fields() turns the query parser's pair (detail term OR title term) for each word into a WordSource
+// over both, and gives title-only queries (title:word, phrases in titles) the bonus alone (TitleBonusSource).
 
 #ifndef CXAPIAN_FIELDED_RANKING_H
 #define CXAPIAN_FIELDED_RANKING_H
@@ -65,8 +65,14 @@ class TermUnionSource : public Xapian::PostingSource {
 
     /// Calls `body(i)` for each term `terms[i]` (as given to open()) that indexes the current document, in order.
     template <typename Body> void for_each_match(Body body) const {
+        for_each_posting([&](size_t term, const Xapian::PostingIterator &) { body(term); });
+    }
+
+    /// Calls `body(i, posting)` for each term `terms[i]` that indexes the current document, with the posting list
+    /// at it (its wdf and the document's length), in order.
+    template <typename Body> void for_each_posting(Body body) const {
         for (const auto &list : lists_) {
-            if (list.at != list.end && *list.at == current_) body(list.term);
+            if (list.at != list.end && *list.at == current_) body(list.term, list.at);
         }
     }
 
@@ -99,6 +105,29 @@ class TitleBonusSource : public TermUnionSource {
   private:
     std::vector<std::string> terms_;
     double weight_;
+};
+
+/// One word of the default field, weighed over the item's whole text: BM25 of its detail term with the title
+/// counting as one more occurrence (tf = [word in the title] + wdf in the detail, over the document's length), plus
+/// a bonus of `title_bonus` for a title holding it. An item whose title alone says the word weighs as much as one
+/// whose detail repeats its title once, and a title word weighs more than a detail word.
+class WordSource : public TermUnionSource {
+  public:
+    WordSource(std::string detail, std::string title, double idf, double k1, double b, double title_bonus);
+
+    WordSource *clone() const override;
+    void init(const Xapian::Database &database) override;
+    double get_weight() const override;
+    std::string get_description() const override;
+
+  private:
+    std::string detail_;
+    std::string title_;
+    double idf_;
+    double k1_;
+    double b_;
+    double title_bonus_;
+    double average_length_ = 1;
 };
 
 /// Adds `weight` × the Jaccard similarity of the query's words and a document's title words: |Q ∩ T| / |Q ∪ T|,
@@ -151,8 +180,8 @@ struct FieldedRanking {
 Xapian::Query similar_query(const Xapian::Database &database, const std::string &unique_term, size_t max_words,
                             const std::string &title_prefix, double feedback_weight);
 
-/// `query` with each word's title terms turned into a TitleBonusSource and its detail terms scaled to the
-/// word's idf over both fields, as described above. Sub-queries it does not know stay as they are.
+/// `query` with each word's pair of terms turned into a WordSource and title-only terms into a TitleBonusSource,
+/// as described above. Sub-queries it does not know stay as they are.
 Xapian::Query rewrite_for_fields(const Xapian::Query &query, const Xapian::Database &database,
                                  const FieldedRanking &ranking);
 

@@ -2,16 +2,21 @@ import Xapian
 
 /// How Spotlite ranks by relevance: the two-field model of CXapian's `fielded_ranking.h`.
 ///
-/// For each query word: BM25 over the detail (its length normalised against the average detail), plus a bonus of
-/// ``titleBonus`` × the word's idf when the word is in the title, one idf per word from the documents holding it in
-/// either field; and ``titleMatch`` × the idf-weighted overlap (Jaccard) of the query's words and the title's. Chosen
-/// on the GitBugs dev set (README "Ranking") for reasons that carry over to other trackers:
+/// For each query word: BM25 over the item's text, the title counting as one more occurrence of a word it holds (its
+/// length normalised against the average detail); plus a bonus of ``titleBonus`` × the word's idf when the word is
+/// in the title, one idf per word from the documents holding it in either field; and ``titleMatch`` × the
+/// idf-weighted overlap (Jaccard) of the query's words and the title's. Chosen on the GitBugs dev set (README
+/// "Ranking") for reasons that carry over to other trackers:
 ///
 /// - the title is a field of its own, as FTS5's per-column bm25 and BM25F treat it: a long description does not
 ///   dilute its title, and a word's rarity is counted once per document, not once per field;
+/// - the title is also part of the text: many items have only a title, and such an item must weigh as much as one
+///   whose detail merely repeats its title (with the title outside the text, a bare "Upgrade ZooKeeper to 3.8.2"
+///   lost to every wordier upgrade bug);
 /// - k1 = 1.2 and b = 0.75 are BM25's usual values (and FTS5's); the dev set moves little across 0.9–1.6 and
 ///   0.6–0.9 (`make relevance` with `--sweep`);
-/// - a title word is worth a saturated detail match: k1 + 1 = 2.2 idf;
+/// - a title word is worth three quarters of an idf more than the same word in the detail: enough to put title
+///   matches first for short queries; more than about one idf lets the title outweigh what the detail says;
 /// - a title that says what the query says, and little else, comes first: a near-paraphrase of a bug's title is
 ///   its likeliest duplicate, and for a one-word query it favours short titles, as per-field length normalisation
 ///   does.
@@ -32,13 +37,13 @@ public struct SearchRanking: Sendable, Equatable {
     /// How many words a "more like this" query (``SearchReader/similar(to:_:maxWords:)``) takes from a document.
     public static let similarWords = 32
     /// How much a word relevance feedback adds to a "more like this" query weighs next to a title word.
-    public static let similarFeedbackWeight = 0.3
+    public static let similarFeedbackWeight = 0.15
     /// The likeness (a hit's score over the item's own) from which `similar` calls a hit a likely duplicate. On the
-    /// GitBugs dev set 28% of the top-5 hits at 0.5 or more are known duplicates, against 8% below it (the table
-    /// `relevance` prints); 0.6 is barely more precise (31%) and misses a quarter of those duplicates.
+    /// GitBugs dev set 25% of the top-5 hits at 0.5 or more are known duplicates, against 8% below it (the table
+    /// `relevance` prints); 0.6 is barely more precise (27%) and misses a third of those duplicates.
     public static let duplicateLikeness = 0.5
 
-    public static let standard = SearchRanking(k1: 1.2, b: 0.75, titleBonus: 2.2, titleMatch: 2.0)
+    public static let standard = SearchRanking(k1: 1.2, b: 0.75, titleBonus: 0.75, titleMatch: 2.0)
 
     var fielded: FieldedRanking {
         FieldedRanking(

@@ -137,6 +137,26 @@ import TestSupport
         #expect(try search("boiler") == ["title", "detail"])
     }
 
+    /// Many tracker items have only a title. Such an item, titled with just the words searched for, comes before
+    /// one whose title says more and whose detail repeats the words: a title word counts once in the text as well
+    /// as in the title, not once in the title and again for every repetition in the detail.
+    @Test func anItemWithOnlyATitleIsNotOutrankedByADetailThatRepeatsIt() throws {
+        let index = try SearchableIndex(path: path)
+        var items = [
+            Self.item("bare", title: "Upgrade ZooKeeper"),
+            Self.item(
+                "wordy", title: "Upgrade ZooKeeper and Curator in the build",
+                detail: "The ZooKeeper upgrade: upgrade ZooKeeper, then Curator, in every module of the build."),
+        ]
+        for (number, words) in ["paint the fence", "fix the leaking tap", "order new tiles", "clean the gutters",
+                                "replace the boiler", "sand the floor"].enumerated() {
+            items.append(Self.item("other-\(number)", title: words.capitalized, detail: "then " + words))
+        }
+        try index.indexSearchableItems(items)
+        #expect(try search("upgrade OR zookeeper") == ["bare", "wordy"])
+        #expect(try search("zookeeper OR curator") == ["wordy", "bare"])
+    }
+
     @Test func allWordsMustMatchAndPhrasesAndBooleansWork() throws {
         let index = try SearchableIndex(path: path)
         try index.indexSearchableItems([

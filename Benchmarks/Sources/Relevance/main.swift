@@ -84,11 +84,11 @@ if arguments.contains("--sweep") {
     }
     for titleMatch in [0.0, 2.0, 4.0, 6.0, 8.0] {
         var row = String(format: "title similarity %.0f:", titleMatch)
-        for bonus in [1.0, 1.5, 2.0, 2.5, 3.0] {
+        for bonus in [0.5, 0.75, 1.0, 1.5, 2.2] {
             var ranking = standard
             (ranking.titleBonus, ranking.titleMatch) = (bonus, titleMatch)
             let scores = try run.spotliteTitleOR(ranking: ranking)
-            row += String(format: "  bonus %.1f %.3f/%.3f", bonus, scores.meanRecall, scores.meanReciprocalRank)
+            row += String(format: "  bonus %.2f %.3f/%.3f", bonus, scores.meanRecall, scores.meanReciprocalRank)
         }
         print(row)
     }
