@@ -381,8 +381,12 @@ class Rewriter {
                              Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, detail_query, 0.0));
     }
 
+    /// A title match where the query asks for the title alone (`title:word`, a phrase or wildcard in titles): the
+    /// word counts as a saturated text match, (k1 + 1) idf, plus the title bonus, as a title word weighs at most in
+    /// a WordSource. So a phrase found in a title ranks above the same phrase in a detail.
     Xapian::Query bonus(std::vector<std::string> terms, double term_idf) const {
-        auto *source = new TitleBonusSource(std::move(terms), ranking_.title_bonus * term_idf);
+        double weight = (ranking_.k1 + 1 + ranking_.title_bonus) * term_idf;
+        auto *source = new TitleBonusSource(std::move(terms), weight);
         return Xapian::Query(source->release());
     }
 

@@ -157,6 +157,23 @@ import TestSupport
         #expect(try search("zookeeper OR curator") == ["wordy", "bare"])
     }
 
+    @Test func aPhraseInATitleRanksAboveThePhraseInADetail() throws {
+        let index = try SearchableIndex(path: path)
+        var items = [
+            Self.item("detail", title: "Weekend chores", detail: "fix the leaking kitchen tap; the leaking kitchen tap drips"),
+            Self.item(
+                "title", title: "Leaking kitchen tap under the sink of the old flat needs washers and a plumber",
+                detail: "call a plumber"),
+        ]
+        for (number, words) in ["paint the fence", "order new tiles", "clean the gutters", "replace the boiler",
+                                "sand the floor", "kitchen shelves"].enumerated() {
+            items.append(Self.item("other-\(number)", title: words.capitalized, detail: "then " + words))
+        }
+        try index.indexSearchableItems(items)
+        #expect(try search("\"leaking kitchen tap\"") == ["title", "detail"])
+        #expect(try search("title:\"leaking kitchen tap\"") == ["title"])
+    }
+
     @Test func allWordsMustMatchAndPhrasesAndBooleansWork() throws {
         let index = try SearchableIndex(path: path)
         try index.indexSearchableItems([
