@@ -137,39 +137,37 @@ import TestSupport
         #expect(try search("boiler") == ["title", "detail"])
     }
 
+    /// Items none of the ranking tests search for, so that the words they do search for are rare, as in a tracker.
+    static let chores = ["paint the fence", "order new tiles", "clean the gutters", "replace the boiler", "sand the floor",
+                         "kitchen shelves"].enumerated().map { number, words in
+        item("chore-\(number)", title: words.capitalized, detail: "then " + words)
+    }
+
     /// Many tracker items have only a title. Such an item, titled with just the words searched for, comes before
     /// one whose title says more and whose detail repeats the words: a title word counts once in the text as well
     /// as in the title, not once in the title and again for every repetition in the detail.
     @Test func anItemWithOnlyATitleIsNotOutrankedByADetailThatRepeatsIt() throws {
         let index = try SearchableIndex(path: path)
-        var items = [
+        let items = [
             Self.item("bare", title: "Upgrade ZooKeeper"),
             Self.item(
                 "wordy", title: "Upgrade ZooKeeper and Curator in the build",
                 detail: "The ZooKeeper upgrade: upgrade ZooKeeper, then Curator, in every module of the build."),
         ]
-        for (number, words) in ["paint the fence", "fix the leaking tap", "order new tiles", "clean the gutters",
-                                "replace the boiler", "sand the floor"].enumerated() {
-            items.append(Self.item("other-\(number)", title: words.capitalized, detail: "then " + words))
-        }
-        try index.indexSearchableItems(items)
+        try index.indexSearchableItems(items + Self.chores)
         #expect(try search("upgrade OR zookeeper") == ["bare", "wordy"])
         #expect(try search("zookeeper OR curator") == ["wordy", "bare"])
     }
 
     @Test func aPhraseInATitleRanksAboveThePhraseInADetail() throws {
         let index = try SearchableIndex(path: path)
-        var items = [
+        let items = [
             Self.item("detail", title: "Weekend chores", detail: "fix the leaking kitchen tap; the leaking kitchen tap drips"),
             Self.item(
                 "title", title: "Leaking kitchen tap under the sink of the old flat needs washers and a plumber",
                 detail: "call a plumber"),
         ]
-        for (number, words) in ["paint the fence", "order new tiles", "clean the gutters", "replace the boiler",
-                                "sand the floor", "kitchen shelves"].enumerated() {
-            items.append(Self.item("other-\(number)", title: words.capitalized, detail: "then " + words))
-        }
-        try index.indexSearchableItems(items)
+        try index.indexSearchableItems(items + Self.chores)
         #expect(try search("\"leaking kitchen tap\"") == ["title", "detail"])
         #expect(try search("title:\"leaking kitchen tap\"") == ["title"])
     }
