@@ -36,7 +36,7 @@ public final class SearchSession {
             reader = nil
             try indexer.checkLocation()
         }
-        let fresh = try indexer.freshReader(reusing: reader)
+        let fresh = try indexer.freshReader(reusing: reader, onLargeBacklog: options.onLargeBacklog)
         if fresh.reader !== reader { readerStub = stub }
         reader = fresh.reader
         return try indexer.search(text, options: options, on: fresh)

@@ -21,6 +21,11 @@ public struct SearchOptions: Sendable {
     /// Compute a snippet of each hit's detail.
     public var snippets = true
     public var clock: QueryClock = .system
+    /// Called at once, with the number of changes, when the search must first catch up a backlog of at least
+    /// ``largeBacklog`` changes (a bulk import, a sync): a caller can say why this search takes longer.
+    public var onLargeBacklog: (@Sendable (Int) -> Void)?
+    /// The backlog from which ``onLargeBacklog`` is called: about a second of catching up.
+    public static let largeBacklog = 1_000
 
     public init() {}
 }
@@ -133,7 +138,7 @@ extension StoreIndexer {
         // Refuse a bad query before touching the index.
         _ = try parse(text, options: options, reader: nil)
         try checkLocation()
-        return try search(text, options: options, on: try freshReader(reusing: nil))
+        return try search(text, options: options, on: try freshReader(reusing: nil, onLargeBacklog: options.onLargeBacklog))
     }
 
     /// A reader that has every change committed to the store before the search, as far as possible.
@@ -152,7 +157,9 @@ extension StoreIndexer {
     /// catches the index up — through the change the store had logged when the search began, however busy its
     /// writers — when the write lock is free at once, waits briefly for `spotlite watch`, or reads what is
     /// committed and counts what it lacks (as it does for an index this user cannot write).
-    func freshReader(reusing reader: SearchReader?) throws(IndexerError) -> FreshReader {
+    func freshReader(reusing reader: SearchReader?, onLargeBacklog: ((Int) -> Void)? = nil) throws(IndexerError)
+        -> FreshReader
+    {
         let target = try lastChange()
         // Most searches find the index current: a read of its cursor avoids taking the write lock at all.
         if let reader = reader ?? (location.exists ? try? openReader() : nil) {
@@ -166,7 +173,9 @@ extension StoreIndexer {
         }
         let caughtUp: Report?
         do {
-            caughtUp = try catchUpIfUnlocked(through: target)
+            caughtUp = try catchUpIfUnlocked(through: target) { applied, total in
+                if applied == 0, total >= SearchOptions.largeBacklog { onLargeBacklog?(total) }
+            }
         } catch where location.exists && IndexWatcher.isOutOfSpace(error) {
             // The index that is there still answers: better stale results, said so, than none.
             return try committedReader(because: "the index could not be brought up to date: the disk is full")

@@ -17,7 +17,7 @@ extension StoreIndexer {
     ) throws(IndexerError) -> SearchOutcome {
         let entity = try indexer(location.root) { try store.entity(for: uri) }
         try checkLocation()
-        let fresh = try freshReader(reusing: nil)
+        let fresh = try freshReader(reusing: nil, onLargeBacklog: options.onLargeBacklog)
         let title: String
         switch entity {
         case .item(let item, _): title = item.title

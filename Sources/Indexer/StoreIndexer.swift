@@ -57,9 +57,9 @@ public final class StoreIndexer: Sendable {
     /// It applies the changes logged when it starts, not those that writers keep adding meanwhile, so that busy
     /// writers cannot keep it (and the lock) for ever; the next catch-up takes those.
     @discardableResult
-    public func catchUp(lockTimeout: TimeInterval = defaultLockTimeout, batchSize: Int = defaultBatchSize)
-        throws(IndexerError) -> Report
-    {
+    public func catchUp(
+        lockTimeout: TimeInterval = defaultLockTimeout, batchSize: Int = defaultBatchSize, progress: Progress? = nil
+    ) throws(IndexerError) -> Report {
         try claimLocation()
         if let pid = liveWatcher() {
             guard let cursor = try waitUntilCurrent(timeout: lockTimeout) else {
@@ -75,9 +75,13 @@ public final class StoreIndexer: Sendable {
         let target = try lastChange()
         let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite index")
         return try withExtendedLifetime(lock) { () throws(IndexerError) in
-            try catchUpHoldingLock(batchSize: batchSize, through: target)
+            try catchUpHoldingLock(batchSize: batchSize, through: target, progress: progress)
         }
     }
+
+    /// How far a catch-up has come: `applied` of the `total` changes it set out to apply. Called once before the
+    /// first batch (with 0 applied) and after each commit; not called when the index is rebuilt instead.
+    public typealias Progress = (_ applied: Int, _ total: Int) -> Void
 
     /// The store's newest change.
     func lastChange() throws(IndexerError) -> Int64 {
@@ -86,8 +90,8 @@ public final class StoreIndexer: Sendable {
 
     /// Like ``catchUp(lockTimeout:batchSize:)`` but only if the lock is free right now, and only through the change
     /// `through`; returns nil when another process holds the lock.
-    public func catchUpIfUnlocked(batchSize: Int = defaultBatchSize, through: Int64? = nil) throws(IndexerError)
-        -> Report?
+    public func catchUpIfUnlocked(batchSize: Int = defaultBatchSize, through: Int64? = nil, progress: Progress? = nil)
+        throws(IndexerError) -> Report?
     {
         try claimLocation()
         let lock = try indexer(location.root) {
@@ -95,7 +99,7 @@ public final class StoreIndexer: Sendable {
         }
         guard let lock else { return nil }
         return try withExtendedLifetime(lock) { () throws(IndexerError) in
-            try catchUpHoldingLock(batchSize: batchSize, through: through)
+            try catchUpHoldingLock(batchSize: batchSize, through: through, progress: progress)
         }
     }
 
@@ -225,7 +229,9 @@ public final class StoreIndexer: Sendable {
         report.cursor = batch.throughSequence
     }
 
-    private func catchUpHoldingLock(batchSize: Int, through: Int64?) throws(IndexerError) -> Report {
+    private func catchUpHoldingLock(batchSize: Int, through: Int64?, progress: Progress? = nil) throws(IndexerError)
+        -> Report
+    {
         let index: SearchableIndex
         var report = Report()
         switch try openCurrentForWriting() {
@@ -236,10 +242,13 @@ public final class StoreIndexer: Sendable {
             report.cursor = cursor
         }
         do {
+            let total = progress == nil ? 0 : try store.read { try $0.changeCount(after: report.cursor, through: through) }
+            progress?(0, total)
             while true {
                 let batch = try store.read { try $0.changes(after: report.cursor, limit: batchSize, through: through) }
                 if batch.isEmpty { break }
                 try apply(batch, to: index, report: &report)
+                progress?(report.changesApplied, max(total, report.changesApplied))
             }
             try index.close()
             if report.batches > 0, let generation = location.currentGeneration() { health.record(generation) }

@@ -39,9 +39,17 @@ struct IndexCommand: ParsableCommand {
         try running {
             let indexer = try options.openIndexer()
             let started = Date()
-            let report = rebuild
-                ? try indexer.rebuild(lockTimeout: wait)
-                : try indexer.catchUp(lockTimeout: wait, batchSize: batchSize)
+            let report: StoreIndexer.Report
+            do {
+                defer { Output.progress(nil) }  // the progress line goes before anything else is said
+                report = rebuild
+                    ? try indexer.rebuild(lockTimeout: wait)
+                    : try indexer.catchUp(lockTimeout: wait, batchSize: batchSize) { applied, total in
+                        // Only for runs of more than one commit: a quick catch-up needs no progress line.
+                        guard total > batchSize else { return }
+                        Output.progress("spotlite: applied \(applied) of \(count(total, "change"))")
+                    }
+            }
             let seconds = String(format: "%.2f", Date().timeIntervalSince(started))
             for skipped in report.skipped {
                 Output.note("spotlite: warning: skipped \(skipped.uri): \(skipped.reason)")

@@ -88,6 +88,20 @@ enum Output {
         throw writeError(failure)
     }
 
+    /// A progress line on stderr when it is a terminal, rewritten in place; nil clears it. Pipes and logs get
+    /// nothing: the command's last line says what was done.
+    static func progress(_ text: String?) {
+        guard isatty(STDERR_FILENO) == 1 else { return }
+        flush()
+        _ = writeAll(STDERR_FILENO, Array(("\r\u{1B}[K" + (text ?? "")).utf8)[...])
+    }
+
+    /// Said at once when a search must first apply a large backlog of changes (SearchOptions.onLargeBacklog).
+    static let largeBacklogNote: @Sendable (Int) -> Void = { changes in
+        note("spotlite: the index is \(count(changes, "change")) behind the store; applying them before searching "
+            + "(`spotlite watch` keeps it current)")
+    }
+
     /// A line on stderr (warnings, notes, errors). Stdout is written first, so the two interleave as printed.
     static func note(_ text: String) {
         flush()

@@ -97,6 +97,7 @@ struct SearchCommand: ParsableCommand {
             offset: offset, limit: limit, sort: sort, reverse: reverse, facets: try requestedFacets())
         search.partial = partial
         search.correct = correct
+        search.onLargeBacklog = Output.largeBacklogNote
         search.snippets = format == .text || format == .json || format == .jsonl
         let text = query.joined(separator: " ")
         let outcome = try running { try options.openIndexer().search(text, options: search) }

@@ -43,6 +43,7 @@ struct SimilarCommand: ParsableCommand {
         search.request.limit = limit
         search.request.offset = offset
         search.snippets = format != .ids
+        search.onLargeBacklog = Output.largeBacklogNote
         let outcome = try running {
             let indexer = try options.openIndexer()
             return try indexer.similar(to: try parseURI(uri, in: indexer.store), options: search)

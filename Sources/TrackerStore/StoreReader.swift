@@ -131,10 +131,10 @@ public struct StoreReader {
         try Int64.fetchOne(db, sql: "SELECT log_pruned_through FROM store_info") ?? 0
     }
 
-    /// How many logged changes come after `sequence`.
-    public func changeCount(after sequence: Int64) throws -> Int {
-        let statement = try db.cachedStatement(sql: "SELECT count(*) FROM change_log WHERE seq > ?")
-        return try Int.fetchOne(statement, arguments: [sequence]) ?? 0
+    /// How many logged changes come after `sequence` (and not after `last`, when given).
+    public func changeCount(after sequence: Int64, through last: Int64? = nil) throws -> Int {
+        let statement = try db.cachedStatement(sql: "SELECT count(*) FROM change_log WHERE seq > ? AND seq <= ?")
+        return try Int.fetchOne(statement, arguments: [sequence, last ?? Int64.max]) ?? 0
     }
 
     /// When the first change after `sequence` was logged (seconds since 1970), or nil if there is none.

@@ -90,6 +90,40 @@ import TestSupport
         #expect(copy("export").stdout == exported.stdout)
     }
 
+    /// A bulk import or a batch update leaves thousands of changes to apply: a search says so at once, before the
+    /// wait, and `spotlite index` on a terminal shows how far it has come (and nothing of it in a pipe or a log).
+    @Test func aLargeBacklogIsAnnouncedAndItsCatchUpShowsProgressOnATerminal() throws {
+        let cli = CLI()
+        #expect(cli("init").status == 0)
+        #expect(cli("index").status == 0)
+        #expect(cli("import", "-", input: Repository.debianCorpusData).status == 0)
+        let first = cli("search", "dpkg", "--format", "ids")
+        #expect(first.status == 0)
+        #expect(!first.stdout.isEmpty)
+        #expect(first.stderr.hasPrefix(
+            "spotlite: the index is 9895 changes behind the store; applying them before searching"), "\(first.stderr)")
+        let second = cli("search", "dpkg", "--format", "ids")
+        #expect(!second.stderr.contains("behind the store"), "\(second.stderr)")
+
+        // A plain sqlite3 batch update: one change per item.
+        #expect(cli.sqlite("UPDATE items SET priority = 1 WHERE priority <> 1;").status == 0)
+        let behind = try #require((cli.json(cli("status", "--format", "json")) as? [String: Any])?["changes_behind"] as? Int)
+        #expect(behind > 4_000)
+        // `script` gives the command a terminal; what the terminal shows comes back on its stdout.
+        let command = [CLI.binary, "index", "--batch-size", "2000"].joined(separator: " ")
+        let terminal = TestSupport.run(["script", "-qec", command, "/dev/null"], environment: cli.environment)
+        #expect(terminal.status == 0, "\(terminal.stderr)")
+        #expect(terminal.stdout.contains("\r\u{1B}[Kspotlite: applied 2000 of \(behind) changes"), "\(terminal.stdout)")
+        // The progress line is cleared before the summary.
+        #expect(terminal.stdout.contains("\r\u{1B}[Kapplied \(behind) changes"), "\(terminal.stdout)")
+
+        #expect(cli.sqlite("UPDATE items SET priority = 2;").status == 0)
+        let piped = cli("index", "--batch-size", "2000")
+        #expect(piped.status == 0)
+        #expect(piped.stderr.isEmpty, "\(piped.stderr)")
+        #expect(piped.stdout.hasPrefix("applied "), "\(piped.stdout)")
+    }
+
     @Test func anIndexerKilledMidwayResumesToACleanIndex() throws {
         let cli = CLI()
         #expect(cli("init").status == 0)
