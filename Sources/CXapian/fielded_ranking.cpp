@@ -37,18 +37,18 @@ void FieldedBM25Weight::init(double factor) {
 
 std::string FieldedBM25Weight::name() const { return "cxapian::FieldedBM25Weight"; }
 
+double FieldedBM25Weight::saturation(double tf, double length, double average_length, double k1, double b) {
+    if (tf == 0) return 0;
+    double normalised = 1 - b + b * (length / average_length);
+    return tf * (k1 + 1) / (tf + k1 * normalised);
+}
+
 double FieldedBM25Weight::get_sumpart(Xapian::termcount wdf, Xapian::termcount doclen, Xapian::termcount) const {
-    if (wdf == 0) return 0;
-    double tf = wdf;
-    double normalised = 1 - b_ + b_ * (doclen / average_length_);
-    return termweight_ * tf * (k1_ + 1) / (tf + k1_ * normalised);
+    return termweight_ * saturation(wdf, doclen, average_length_, k1_, b_);
 }
 
 double FieldedBM25Weight::get_maxpart() const {
-    double tf = get_wdf_upper_bound();
-    if (tf == 0) return 0;
-    double normalised = 1 - b_ + b_ * (get_doclength_lower_bound() / average_length_);
-    return termweight_ * tf * (k1_ + 1) / (tf + k1_ * normalised);
+    return termweight_ * saturation(get_wdf_upper_bound(), get_doclength_lower_bound(), average_length_, k1_, b_);
 }
 
 double FieldedBM25Weight::get_sumextra(Xapian::termcount, Xapian::termcount) const { return 0; }
@@ -149,8 +149,7 @@ double WordSource::get_weight() const {
         length = posting.get_doclength();
     });
     if (tf == 0) return 0;
-    double normalised = 1 - b_ + b_ * (length / average_length_);
-    return idf_ * tf * (k1_ + 1) / (tf + k1_ * normalised) + (in_title ? title_bonus_ : 0);
+    return idf_ * FieldedBM25Weight::saturation(tf, length, average_length_, k1_, b_) + (in_title ? title_bonus_ : 0);
 }
 
 std::string WordSource::get_description() const { return "WordSource(" + detail_ + " " + title_ + ")"; }

@@ -40,6 +40,9 @@ class FieldedBM25Weight : public Xapian::Weight {
     /// The idf of a term in `termfreq` of `collection_size` documents, as this scheme computes it.
     static double idf(double termfreq, double collection_size);
 
+    /// BM25's term-frequency part: tf · (k1 + 1) / (tf + k1 · (1 − b + b · length / average_length)); 0 for tf 0.
+    static double saturation(double tf, double length, double average_length, double k1, double b);
+
   private:
     double k1_;
     double b_;

@@ -173,9 +173,12 @@ extension StoreIndexer {
         }
         let caughtUp: Report?
         do {
-            caughtUp = try catchUpIfUnlocked(through: target) { applied, total in
-                if applied == 0, total >= SearchOptions.largeBacklog { onLargeBacklog?(total) }
-            }
+            // Counting the backlog costs a read of the log: only when someone is to be told of it.
+            caughtUp = try catchUpIfUnlocked(
+                through: target,
+                progress: onLargeBacklog.map { announce in
+                    { applied, total in if applied == 0, total >= SearchOptions.largeBacklog { announce(total) } }
+                })
         } catch where location.exists && IndexWatcher.isOutOfSpace(error) {
             // The index that is there still answers: better stale results, said so, than none.
             return try committedReader(because: "the index could not be brought up to date: the disk is full")
