@@ -583,6 +583,25 @@ char *cxapian_query_description(const cxapian_query *query) {
     }
 }
 
+bool cxapian_query_group_compounds(const cxapian_query *query, const char *compounds, size_t length,
+                                   const char *stemming_language, const char *title_prefix, cxapian_query **out,
+                                   cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    std::vector<std::vector<std::string>> groups;
+    std::istringstream lines(std::string(compounds, length));
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::vector<std::string> group;
+        for (std::string word; words >> word;) group.push_back(word);
+        if (group.size() > 1) groups.push_back(std::move(group));
+    }
+    Xapian::Stem stemmer(stemming_language != nullptr ? stemming_language : "none");
+    *out = new cxapian_query{
+        cxapian::group_compounds(query->query, groups, stemmer, title_prefix != nullptr ? title_prefix : "")};
+    CXAPIAN_GUARD_END(error)
+}
+
 /* ---- query parser ---- */
 
 cxapian_query_parser *cxapian_query_parser_new(void) { return new (std::nothrow) cxapian_query_parser(); }

@@ -183,6 +183,15 @@ struct FieldedRanking {
 Xapian::Query similar_query(const Xapian::Database &database, const std::string &unique_term, size_t max_words,
                             const std::string &title_prefix, double feedback_weight);
 
+/// `query` with the leaves of each compound word written out with its parts (TextNormalizer: `(W OR w1 OR w2)`
+/// among words joined by OR, `(W OR (w1 w2))` otherwise) grouped as OP_MAX(W, parts): the word counts once, at the
+/// weight of whichever form a document holds best, so "ZooKeeper" does not outweigh "Zookeeper" three times over.
+/// `compounds`: each compound's word then its parts, lowercased, as typed into the query; their terms are made as
+/// the query parser makes them (`stemmer`, STEM_SOME: "Z" + stem for a word that starts with a letter). A compound
+/// whose leaves are not found as expected is left as it is.
+Xapian::Query group_compounds(const Xapian::Query &query, const std::vector<std::vector<std::string>> &compounds,
+                              const Xapian::Stem &stemmer, const std::string &title_prefix);
+
 /// `query` with each word's pair of terms turned into a WordSource and title-only terms into a TitleBonusSource,
 /// as described above. Sub-queries it does not know stay as they are.
 Xapian::Query rewrite_for_fields(const Xapian::Query &query, const Xapian::Database &database,

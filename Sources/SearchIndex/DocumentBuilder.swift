@@ -9,7 +9,7 @@ final class DocumentBuilder {
     /// With `spellingDatabase`, every indexed word also feeds the spelling data behind "did you mean".
     init(spellingDatabase: WritableDatabase? = nil) throws(XapianError) {
         // Words over 64 bytes (Xapian's default) are skipped; the rest of the text is still indexed.
-        generator = try TermGenerator(stemmingLanguage: "english", maxWordLength: 64)
+        generator = try TermGenerator(stemmingLanguage: SearchQueryParser.stemmingLanguage, maxWordLength: 64)
         generator.enableCJKNgrams()
         self.spellingDatabase = spellingDatabase
         if let spellingDatabase { try generator.enableSpelling(in: spellingDatabase) }

@@ -66,6 +66,9 @@ public final class SearchQueryParser {
     /// A partial last word (search as you type) expands to its most frequent completions, at most this many.
     public static let maximumPartialExpansion: UInt32 = 100
 
+    /// The Snowball stemmer of queries, as of the index (DocumentBuilder).
+    static let stemmingLanguage = "english"
+
     static let flags: QueryParser.Flags = [.boolean, .phrase, .loveHate, .pureNot, .wildcard, .cjkNgrams]
 
     /// - Parameters:
@@ -75,7 +78,7 @@ public final class SearchQueryParser {
         parser = QueryParser()
         self.clock = clock
         try xapian { () throws(XapianError) in
-            try parser.setStemmer(language: "english")
+            try parser.setStemmer(language: Self.stemmingLanguage)
             parser.setStemmingStrategy(.some)
             parser.setDefaultAnd(true)
             parser.setMaxExpansion(Self.maximumWildcardExpansion, partialLimit: Self.maximumPartialExpansion)
@@ -121,8 +124,11 @@ public final class SearchQueryParser {
         if correctSpelling { flags.insert(.spellingCorrection) }
         let query: Query
         do {
-            // The text as the index holds it: folded, compound words with their parts (TextNormalizer).
-            query = try parser.parse(TextNormalizer.query(Self.negatingFilters(text)), flags: flags)
+            // The text as the index holds it: folded, compound words with their parts (TextNormalizer), each
+            // compound counting as one word.
+            let normalized = TextNormalizer.normalizedQuery(Self.negatingFilters(text))
+            query = try parser.parse(normalized.text, flags: flags).groupingCompounds(
+                normalized.compounds, stemmingLanguage: Self.stemmingLanguage, titlePrefix: TermPrefix.title)
         } catch where error.kind == .querySyntax || error.kind == .invalidArgument {
             throw SearchIndexError(.querySyntax, "cannot parse the query '\(text)': \(error.message)", cause: error)
         } catch {

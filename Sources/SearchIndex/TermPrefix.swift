@@ -50,7 +50,8 @@ public enum ValueSlot {
 public enum SearchIndexLayout {
     /// Bump whenever ``TermPrefix``, ``ValueSlot`` or the document shape changes.
     /// 4: folded, compound-expanded, CJK n-gram text; title terms with wdf 0; collation keys for titles.
-    public static let version = "4"
+    /// 5: an acronym's plural `s` stays with it (`APIs` is no longer `AP Is`).
+    public static let version = "5"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
     /// Metadata key holding the client state of the last batch.

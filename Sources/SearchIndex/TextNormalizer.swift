@@ -99,7 +99,11 @@ public enum TextNormalizer {
             } else if index > partStart {
                 let previous = word[index - 1]
                 let next = index + 1 < word.endIndex ? word[index + 1] : 0
-                if (isLower(previous) && isUpper(byte)) || (isUpper(previous) && isUpper(byte) && isLower(next))
+                let afterNext = index + 2 < word.endIndex ? word[index + 2] : 0
+                // `APIs`, `IDsFor`: an acronym's plural `s` stays with it.
+                let plural = next == 0x73 && !isLower(afterNext)
+                if (isLower(previous) && isUpper(byte))
+                    || (isUpper(previous) && isUpper(byte) && isLower(next) && !plural)
                     || (isDigit(previous) != isDigit(byte))
                 {
                     parts.append(word[partStart..<index])
@@ -129,8 +133,10 @@ public enum TextNormalizer {
     }
 
     /// The parts of a compound word: split where lowercase meets uppercase (`fsOutput`), before the last capital of
-    /// a run of capitals followed by lowercase (`HTTPServer` → `HTTP Server`), between letters and digits, at the
-    /// dots of a dotted number and at underscores. One part (the word itself) for a plain word.
+    /// a run of capitals followed by lowercase (`HTTPServer` → `HTTP Server`) unless that lowercase is an acronym's
+    /// plural `s` (`APIs`, `IDsFor` → `IDs For`: bug reports are full of them, and `AP Is` would match the word "is"),
+    /// between letters and digits, at the dots of a dotted number and at underscores. One part (the word itself) for
+    /// a plain word.
     public static func compoundParts(_ word: String) -> [String] {
         let characters = Array(word)
         var parts: [String] = []
@@ -143,9 +149,11 @@ public enum TextNormalizer {
             }
             if let previous = current.last {
                 let next = index + 1 < characters.count ? characters[index + 1] : nil
+                let afterNext = index + 2 < characters.count ? characters[index + 2] : nil
+                let plural = next == "s" && !(afterNext?.isLowercase ?? false)
                 let boundary =
                     (previous.isLowercase && character.isUppercase)
-                    || (previous.isUppercase && character.isUppercase && (next?.isLowercase ?? false))
+                    || (previous.isUppercase && character.isUppercase && (next?.isLowercase ?? false) && !plural)
                     || (previous.isNumber != character.isNumber)
                 if boundary {
                     parts.append(current)
@@ -203,9 +211,21 @@ extension TextNormalizer {
     /// and inside quotes followed by its parts as in the index, so that phrases line up. Words with a field
     /// (`title:W`), a `+`/`-`, or a wildcard are not expanded. Words and parts are lowercased (so that every word is
     /// stemmed, and no part reads as an operator); the operators and field names are kept as typed.
-    public static func query(_ text: String) -> String {
+    public static func query(_ text: String) -> String { normalizedQuery(text).text }
+
+    /// A query as ``query(_:)`` writes it, and the compound words it gave parts to outside quotes.
+    public struct NormalizedQuery: Sendable, Equatable {
+        public var text: String
+        /// Each compound word (lowercased) followed by its parts, as written into ``text``: a word typed once counts
+        /// once in the ranking, whichever of its forms a document holds (see `Query.groupingCompounds`).
+        public var compounds: [[String]]
+    }
+
+    /// ``query(_:)`` with the compound words it expanded.
+    public static func normalizedQuery(_ text: String) -> NormalizedQuery {
         let folded = fold(text)
         let characters = Array(folded)
+        var compounds: [[String]] = []
         var out = ""
         var index = 0
         var quoted = false
@@ -254,12 +274,14 @@ extension TextNormalizer {
                 out += lower + " " + parts.map { $0.lowercased() }.joined(separator: " ")
             } else if neighbourIsOr(characters, before: index, after: end) {
                 out += "(" + ([lower] + parts.map { $0.lowercased() }).joined(separator: " OR ") + ")"
+                compounds.append([lower] + parts.map { $0.lowercased() })
             } else {
                 out += "(" + lower + " OR (" + parts.map { $0.lowercased() }.joined(separator: " ") + "))"
+                compounds.append([lower] + parts.map { $0.lowercased() })
             }
             index = end
         }
-        return out
+        return NormalizedQuery(text: out, compounds: compounds)
     }
 
     /// The fields whose values are text (searched as words); the others are filters whose values stay as typed.

@@ -75,6 +75,26 @@ public final class Query: CustomStringConvertible {
         return Query(handle: result!)
     }
 
+    /// This query with the leaves of each compound word of `compounds` (the word, then its parts, lowercased, as
+    /// the query text wrote them out) grouped so that the word counts once in a ranking: at the weight of whichever
+    /// of its forms a document holds best. Terms are made as a parser stemming `stemmingLanguage` words makes them;
+    /// title terms start with `titlePrefix`. Compounds not found as written are left as they are.
+    public func groupingCompounds(_ compounds: [[String]], stemmingLanguage: String, titlePrefix: String)
+        throws(XapianError) -> Query
+    {
+        let lines = compounds.filter { $0.count > 1 }.map { $0.joined(separator: " ") }
+        guard !lines.isEmpty else { return self }
+        let text = lines.joined(separator: "\n")
+        var result: OpaquePointer?
+        try check { error in
+            text.utf8CString.withUnsafeBufferPointer { buffer in
+                cxapian_query_group_compounds(
+                    handle, buffer.baseAddress, buffer.count - 1, stemmingLanguage, titlePrefix, &result, error)
+            }
+        }
+        return Query(handle: result!)
+    }
+
     /// Whether the query is empty (parsed from a string with no terms).
     public var isEmpty: Bool { cxapian_query_is_empty(handle) }
 

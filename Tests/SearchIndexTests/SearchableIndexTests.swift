@@ -159,6 +159,33 @@ import TestSupport
         #expect(try search("zookeeper OR curator") == ["wordy", "bare"])
     }
 
+    /// A compound word weighs as the better of its two forms, the whole word or its parts together, not as both
+    /// added: an item that writes `ZooKeeper` earns `zookeeper`, `zoo` and `keeper`, and had outranked an item
+    /// writing `Zookeeper` that also says the other words asked for (the title-OR task of `make relevance`).
+    @Test func aCompoundWordWeighsAsItsBetterFormNotBothAdded() throws {
+        let index = try SearchableIndex(path: path)
+        let items = [
+            Self.item("camel", title: "ZooKeeper logs"),
+            Self.item("plain", title: "Zookeeper session expiry is not handled by the client library"),
+        ]
+        try index.indexSearchableItems(items + Self.chores)
+        #expect(try search("ZooKeeper OR session OR expiry") == ["plain", "camel"])
+        #expect(try search("ZooKeeper session") == ["plain"])
+        #expect(Set(try search("ZooKeeper")) == ["camel", "plain"])
+    }
+
+    /// `APIs`, `IDs`, `JVMs`: an acronym's plural is one word, not `AP Is`, which matched every "is".
+    @Test func anAcronymsPluralIsOneWord() throws {
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems([
+            Self.item("apis", title: "Batch APIs for delete"),
+            Self.item("is", title: "Delete is slow", detail: "it is what it is"),
+        ] + Self.chores)
+        #expect(try search("APIs") == ["apis"])
+        #expect(try search("api") == ["apis"])
+        #expect(try search("is") == ["is"])
+    }
+
     @Test func aPhraseInATitleRanksAboveThePhraseInADetail() throws {
         let index = try SearchableIndex(path: path)
         let items = [

@@ -201,6 +201,13 @@ bool cxapian_query_is_empty(const cxapian_query *query);
 /** Xapian's own description of the query (malloc'ed). */
 char *cxapian_query_description(const cxapian_query *query);
 
+/** `query` with each compound word the query parser met written out with its parts grouped so that the word counts
+ *  once (fielded_ranking.h, group_compounds). `compounds`: one compound a line, the word then its parts, lowercased,
+ *  separated by spaces; their terms are made as a parser with `stemming_language` and STEM_SOME makes them. */
+bool cxapian_query_group_compounds(const cxapian_query *query, const char *compounds, size_t length,
+                                   const char *stemming_language, const char *title_prefix, cxapian_query **out,
+                                   cxapian_error **error);
+
 typedef struct cxapian_query_parser cxapian_query_parser;
 
 enum {
