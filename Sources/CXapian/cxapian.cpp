@@ -6,6 +6,7 @@
 
 #include <xapian.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -300,16 +301,6 @@ void cxapian_term_generator_increase_termpos(cxapian_term_generator *generator, 
     }
 }
 
-bool cxapian_term_generator_enable_spelling(cxapian_term_generator *generator,
-                                            cxapian_writable_database *database, cxapian_error **error) {
-    CXAPIAN_GUARD_BEGIN
-    generator->generator.set_database(database->database);
-    // (flags & mask) ^ toggle: turns this flag on and keeps the others.
-    generator->generator.set_flags(Xapian::TermGenerator::FLAG_SPELLING,
-                                   ~Xapian::TermGenerator::flags(Xapian::TermGenerator::FLAG_SPELLING));
-    CXAPIAN_GUARD_END(error)
-}
-
 void cxapian_term_generator_enable_cjk_ngrams(cxapian_term_generator *generator) {
     try {
         generator->generator.set_flags(Xapian::TermGenerator::FLAG_CJK_NGRAM,
@@ -434,20 +425,65 @@ bool cxapian_writable_database_add_document(cxapian_writable_database *database,
     CXAPIAN_GUARD_END(error)
 }
 
-bool cxapian_writable_database_add_spellings_from_terms(cxapian_writable_database *database, const char *prefix,
-                                                        size_t prefix_length, cxapian_error **error) {
+namespace {
+
+/// Whether a term (after its prefix) is a word for the spelling table: two bytes or more, its first a lowercase
+/// or non-ASCII letter (an uppercase first byte is another prefix, a digit a number).
+bool is_spelling_word(const std::string &term, size_t prefix_length) {
+    if (term.size() < prefix_length + 2) return false;
+    const unsigned char first = static_cast<unsigned char>(term[prefix_length]);
+    return (first >= 'a' && first <= 'z') || first >= 0x80;
+}
+
+}  // namespace
+
+bool cxapian_writable_database_add_spellings(cxapian_writable_database *database, const char *words, size_t length,
+                                             const char *title_prefix, uint32_t minimum_frequency,
+                                             cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    const std::string start(prefix, prefix_length);
     Xapian::WritableDatabase &db = database->database;
-    for (Xapian::TermIterator term = db.allterms_begin(start); term != db.allterms_end(start); ++term) {
-        const std::string &name = *term;
-        if (name.size() < prefix_length + 2) continue;
-        // A word starts with a lowercase letter (or a non-ASCII one); an uppercase first byte is another
-        // prefix (stems, boolean terms), a digit is a number.
-        const unsigned char first = static_cast<unsigned char>(name[prefix_length]);
-        if (!((first >= 'a' && first <= 'z') || first >= 0x80)) continue;
-        db.add_spelling(name.substr(prefix_length), term.get_termfreq());
+    const std::string prefix(title_prefix != nullptr ? title_prefix : "");
+    std::vector<std::string> sorted;
+    std::istringstream lines(std::string(words, length));
+    for (std::string word; std::getline(lines, word);) {
+        if (is_spelling_word(word, 0)) sorted.push_back(std::move(word));
     }
+    std::sort(sorted.begin(), sorted.end());
+    // One walk of the spelling table in word order tells which words it has (Xapian 1.4 has no lookup of one).
+    Xapian::TermIterator known = db.spellings_begin();
+    const Xapian::TermIterator end = db.spellings_end();
+    for (const std::string &word : sorted) {
+        if (known != end && *known < word) known.skip_to(word);
+        if (known != end && *known == word) continue;
+        const Xapian::doccount in_text = db.get_termfreq(word);
+        const Xapian::doccount in_titles = db.get_termfreq(prefix + word);
+        if (in_titles > 0 || in_text >= minimum_frequency) db.add_spelling(word, in_text + in_titles);
+    }
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_add_spellings_from_shards(const char *const *paths, size_t count, const char *title_prefix,
+                                       uint32_t minimum_frequency, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    if (count == 0) return true;
+    Xapian::Database all;
+    for (size_t i = 0; i < count; ++i) all.add_database(Xapian::Database(paths[i]));
+    const std::string prefix(title_prefix != nullptr ? title_prefix : "");
+    Xapian::WritableDatabase first(paths[0], Xapian::DB_OPEN | Xapian::DB_NO_SYNC);
+    // Title words first: every one of them is kept, with its frequency over titles and text.
+    for (Xapian::TermIterator term = all.allterms_begin(prefix); term != all.allterms_end(prefix); ++term) {
+        const std::string &name = *term;
+        if (!is_spelling_word(name, prefix.size())) continue;
+        const std::string word = name.substr(prefix.size());
+        first.add_spelling(word, term.get_termfreq() + all.get_termfreq(word));
+    }
+    for (Xapian::TermIterator term = all.allterms_begin(); term != all.allterms_end(); ++term) {
+        const std::string &name = *term;
+        if (!is_spelling_word(name, 0) || term.get_termfreq() < minimum_frequency) continue;
+        if (!prefix.empty() && all.term_exists(prefix + name)) continue;  // added with the titles
+        first.add_spelling(name, term.get_termfreq());
+    }
+    first.commit();
     CXAPIAN_GUARD_END(error)
 }
 
@@ -484,13 +520,6 @@ bool cxapian_writable_database_doccount(cxapian_writable_database *database, uin
 bool cxapian_writable_database_commit(cxapian_writable_database *database, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     database->database.commit();
-    CXAPIAN_GUARD_END(error)
-}
-
-bool cxapian_writable_database_add_spelling(cxapian_writable_database *database, const char *word, size_t length,
-                                            cxapian_error **error) {
-    CXAPIAN_GUARD_BEGIN
-    database->database.add_spelling(std::string(word, length));
     CXAPIAN_GUARD_END(error)
 }
 

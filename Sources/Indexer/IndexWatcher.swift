@@ -17,8 +17,8 @@ import TrackerStore
 /// is logged and retried with a growing pause. The store is only ever read, but for pruning the change log.
 public final class IndexWatcher: Sendable {
     public struct Options: Sendable {
-        /// Changes applied per Xapian commit at most.
-        public var batchSize = 2_000
+        /// Changes applied per Xapian commit at most (see ``StoreIndexer/defaultBatchSize``).
+        public var batchSize = StoreIndexer.defaultBatchSize
         /// After a wake, how long a burst of commits may keep arriving before it is applied as one batch.
         public var gatherDelay: TimeInterval = 0.001
         /// How long an idle watcher sleeps before checking that the index still opens (and the store, in case a
@@ -286,9 +286,17 @@ public final class IndexWatcher: Sendable {
             live = try openOrRebuild()
         }
         guard let index = live.index else { return }
+        var horizon = ChangeHorizon(through: live.cursor)
         while !notifier.isStopped {
             let started = DispatchTime.now()
-            let batch = try indexer.store.read { try $0.changes(after: live.cursor, limit: options.batchSize) }
+            let cursor = live.cursor
+            let batch = try indexer.store.read { reader in
+                // A burst of more than a batch (an import) is read ahead, so that each row is written once.
+                if !horizon.isComplete && horizon.through - cursor < Int64(options.batchSize) {
+                    horizon = try reader.changeHorizon(after: cursor)
+                }
+                return try reader.changes(after: cursor, limit: options.batchSize, horizon: horizon)
+            }
             if batch.isEmpty { return }
             var report = StoreIndexer.Report()
             do {

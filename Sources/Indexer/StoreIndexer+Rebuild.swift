@@ -32,7 +32,11 @@ extension StoreIndexer {
     /// and whichever builder is faster. No fsync while building: the generation is flushed to disk once,
     /// complete, before it is made current. A failure or a kill leaves the current index as it was; the
     /// half-built directories go at the next write.
-    func rebuildHoldingLock(reason: String, options: RebuildOptions = RebuildOptions()) throws(IndexerError) -> Report {
+    ///
+    /// `backlog`: the changes the rebuild makes up for, for ``IndexProgress/backlog``.
+    func rebuildHoldingLock(
+        reason: String, options: RebuildOptions = RebuildOptions(), backlog: Int = 0, progress: Progress? = nil
+    ) throws(IndexerError) -> Report {
         var report = Report()
         report.rebuildReason = reason
         // What an earlier build left (a kill, a full disk) goes first: holding the lock, nobody is building it.
@@ -41,7 +45,12 @@ extension StoreIndexer {
         let path = location.path(of: generation)
         let shardPaths = options.compacted ? (0..<options.shards).map { "\(path).shard-\($0)" } : [path]
         do {
-            try build(generation: generation, shardPaths: shardPaths, options: options, report: &report)
+            let rows = progress.map { tell in
+                { (done: Int, total: Int) in
+                    tell(IndexProgress(work: .rebuilding, done: done, total: total, backlog: backlog))
+                }
+            }
+            try build(generation: generation, shardPaths: shardPaths, options: options, report: &report, progress: rows)
         } catch {
             // A failed build gives its space back at once (a full disk most of all); the current index stays.
             for shard in shardPaths where shard != path {
@@ -54,9 +63,10 @@ extension StoreIndexer {
         return report
     }
 
-    private func build(generation: String, shardPaths: [String], options: RebuildOptions, report: inout Report)
-        throws(IndexerError)
-    {
+    private func build(
+        generation: String, shardPaths: [String], options: RebuildOptions, report: inout Report,
+        progress: ((_ rows: Int, _ total: Int) -> Void)?
+    ) throws(IndexerError) {
         let path = location.path(of: generation)
         try indexer(location.root) {
             let build = ShardedBuild(
@@ -67,8 +77,13 @@ extension StoreIndexer {
                 cursor = try store.read { reader -> Int64 in
                     let cursor = try reader.lastChangeSequence()
                     let runs = shardPaths.count
+                    let total = progress == nil ? 0 : try reader.projectCount() + reader.itemCount()
+                    var read = 0
+                    progress?(0, total)
                     try mapping.forEachDocument(in: reader, runs: runs, batch: StoreReader.streamBatch) { run, chunk in
                         try build.add(chunk, to: run)
+                        read += chunk.count
+                        progress?(read, max(read, total))
                     }
                     return cursor
                 }
@@ -80,6 +95,7 @@ extension StoreIndexer {
             let built = try build.finish(clientState: String(cursor))
             report.documentsWritten = built.documents
             report.skipped = built.skipped.map { Report.Skipped(uri: $0.uri, reason: $0.reason) }
+            try SearchableIndex.addSpellings(toShards: shardPaths)
             if options.compacted { try SearchableIndex.merge(shardPaths, into: path) }
             try location.makeCurrent(generation)
             health.record(generation)

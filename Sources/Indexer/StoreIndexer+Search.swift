@@ -21,9 +21,9 @@ public struct SearchOptions: Sendable {
     /// Compute a snippet of each hit's detail.
     public var snippets = true
     public var clock: QueryClock = .system
-    /// Called at once, with the number of changes, when the search must first catch up a backlog of at least
-    /// ``largeBacklog`` changes (a bulk import, a sync): a caller can say why this search takes longer.
-    public var onLargeBacklog: (@Sendable (Int) -> Void)?
+    /// Called at once when the search must first catch up a backlog of at least ``largeBacklog`` changes (a bulk
+    /// import, a sync), with the backlog and whether it is rebuilt: a caller can say why this search takes longer.
+    public var onLargeBacklog: (@Sendable (IndexProgress) -> Void)?
     /// The backlog from which ``onLargeBacklog`` is called: about a second of catching up.
     public static let largeBacklog = 1_000
 
@@ -157,7 +157,7 @@ extension StoreIndexer {
     /// catches the index up — through the change the store had logged when the search began, however busy its
     /// writers — when the write lock is free at once, waits briefly for `spotlite watch`, or reads what is
     /// committed and counts what it lacks (as it does for an index this user cannot write).
-    func freshReader(reusing reader: SearchReader?, onLargeBacklog: ((Int) -> Void)? = nil) throws(IndexerError)
+    func freshReader(reusing reader: SearchReader?, onLargeBacklog: ((IndexProgress) -> Void)? = nil) throws(IndexerError)
         -> FreshReader
     {
         let target = try lastChange()
@@ -177,7 +177,9 @@ extension StoreIndexer {
             caughtUp = try catchUpIfUnlocked(
                 through: target,
                 progress: onLargeBacklog.map { announce in
-                    { applied, total in if applied == 0, total >= SearchOptions.largeBacklog { announce(total) } }
+                    { progress in
+                        if progress.done == 0, progress.backlog >= SearchOptions.largeBacklog { announce(progress) }
+                    }
                 })
         } catch where location.exists && IndexWatcher.isOutOfSpace(error) {
             // The index that is there still answers: better stale results, said so, than none.

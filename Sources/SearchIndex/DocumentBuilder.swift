@@ -3,16 +3,16 @@ import Xapian
 /// Turns a ``SearchableItem`` into a Xapian document following ``TermPrefix`` and ``ValueSlot``.
 final class DocumentBuilder {
     private let generator: TermGenerator
-    private let spellingDatabase: WritableDatabase?
+    /// Whether ``words`` collects the words of the documents built, for the spelling data (see ``SearchableIndex``).
+    let collectsWords: Bool
+    /// The distinct words (lowercased) of the titles and details built since the caller last emptied it.
+    var words = Set<String>()
 
-
-    /// With `spellingDatabase`, every indexed word also feeds the spelling data behind "did you mean".
-    init(spellingDatabase: WritableDatabase? = nil) throws(XapianError) {
+    init(collectsWords: Bool = false) throws(XapianError) {
         // Words over 64 bytes (Xapian's default) are skipped; the rest of the text is still indexed.
         generator = try TermGenerator(stemmingLanguage: SearchQueryParser.stemmingLanguage, maxWordLength: 64)
         generator.enableCJKNgrams()
-        self.spellingDatabase = spellingDatabase
-        if let spellingDatabase { try generator.enableSpelling(in: spellingDatabase) }
+        self.collectsWords = collectsWords
     }
 
     /// Lowercased words of letters (digits allowed after the first), as the query parser sees them.
@@ -52,12 +52,13 @@ final class DocumentBuilder {
         // there (the ranking's title bonus; see SearchRanking). Positions are kept for phrases.
         let title = TextNormalizer.indexed(attributes.title)
         try generator.indexText(title, wdfIncrement: 0, prefix: TermPrefix.title)
-        if let spellingDatabase {
-            // Xapian records spelling only for unprefixed text; title words must be able to correct queries too.
-            for word in Self.spellingWords(title) { try spellingDatabase.addSpelling(word) }
-        }
         generator.increaseTermPosition()
-        try generator.indexText(TextNormalizer.indexed(attributes.contentDescription), prefix: TermPrefix.detail)
+        let detail = TextNormalizer.indexed(attributes.contentDescription)
+        try generator.indexText(detail, prefix: TermPrefix.detail)
+        if collectsWords {
+            words.formUnion(Self.spellingWords(title))
+            words.formUnion(Self.spellingWords(detail))
+        }
 
         try document.addValue(SortableNumber.encode(Double(attributes.createdAt)), slot: ValueSlot.created)
         try document.addValue(SortableNumber.encode(Double(attributes.modifiedAt)), slot: ValueSlot.modified)

@@ -25,7 +25,12 @@ struct ImportCommand: ParsableCommand {
                 throw CLIError("cannot read standard input: it is closed; give a file, or pipe one in", status: .usage)
             }
             let store = try options.openStore()
-            let summary = try store.importJSONLines(from: try ImportSource(path: file))
+            let meter = ProgressMeter()
+            let summary: ImportSummary
+            do {
+                defer { Output.progress(nil) }
+                summary = try store.importJSONLines(from: try ImportSource(path: file), progress: meter.show)
+            }
             Output.line(
                 "imported: \(count(summary.projectsAdded, "project")) and \(count(summary.itemsAdded, "item")) added, "
                     + "\(summary.projectsUpdated + summary.itemsUpdated) updated, \(summary.unchanged) unchanged")

@@ -40,14 +40,15 @@ struct IndexCommand: ParsableCommand {
             let indexer = try options.openIndexer()
             let started = Date()
             let report: StoreIndexer.Report
+            let meter = ProgressMeter()
             do {
                 defer { Output.progress(nil) }  // the progress line goes before anything else is said
                 report = rebuild
-                    ? try indexer.rebuild(lockTimeout: wait)
-                    : try indexer.catchUp(lockTimeout: wait, batchSize: batchSize) { applied, total in
-                        // Only for runs of more than one commit: a quick catch-up needs no progress line.
-                        guard total > batchSize else { return }
-                        Output.progress("spotlite: applied \(applied) of \(count(total, "change"))")
+                    ? try indexer.rebuild(lockTimeout: wait, progress: meter.show)
+                    : try indexer.catchUp(lockTimeout: wait, batchSize: batchSize) { progress in
+                        // A catch-up of one commit is quick: no progress line.
+                        guard progress.work == .rebuilding || progress.total > batchSize else { return }
+                        meter.show(progress)
                     }
             }
             let seconds = String(format: "%.2f", Date().timeIntervalSince(started))

@@ -1,4 +1,5 @@
 import Foundation
+import Indexer
 
 #if canImport(Glibc)
 import Glibc
@@ -97,8 +98,9 @@ enum Output {
     }
 
     /// Said at once when a search must first apply a large backlog of changes (SearchOptions.onLargeBacklog).
-    static let largeBacklogNote: @Sendable (Int) -> Void = { changes in
-        note("spotlite: the index is \(count(changes, "change")) behind the store; applying them before searching "
+    static let largeBacklogNote: @Sendable (IndexProgress) -> Void = { progress in
+        let doing = progress.work == .rebuilding ? "rebuilding it" : "applying them"
+        note("spotlite: the index is \(count(progress.backlog, "change")) behind the store; \(doing) before searching "
             + "(`spotlite watch` keeps it current)")
     }
 

@@ -9,10 +9,11 @@ public struct ChangeBatch: Sendable {
     public var changeCount: Int
     /// When the batch's first change was logged (seconds since 1970), nil for an empty batch.
     public var firstChangeTime: Int64?
-    /// Projects that exist and changed (to index or re-index).
+    /// Projects that exist and changed (to index or re-index), but for those a later change rewrites.
     public var projects: [Project]
     /// Items that exist and must be (re)indexed: those that changed, plus every item of a changed
-    /// project (a renamed project changes what its items show and what `project:` finds).
+    /// project (a renamed project changes what its items show and what `project:` finds), but for those a later
+    /// change rewrites (see ``ChangeHorizon``).
     public var items: [Item]
     /// Every project referenced by ``items``, keyed by id.
     public var itemProjects: [String: Project]
@@ -44,12 +45,66 @@ public enum ChangeFeedGap: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// The last change of each row in a stretch of the change log, read ahead of a catch-up: a row that changes again
+/// later in the stretch is written only then, so that a catch-up writes each document once, however often its row
+/// (or, for an item, its project) changed. A bulk import logs each project before its items: without this, a batch
+/// that ended among those items wrote them once as the project's and again as their own.
+public struct ChangeHorizon: Sendable {
+    /// The last change the horizon saw; changes after it are unknown to it.
+    public private(set) var through: Int64
+    /// Whether the horizon read every change up to the bound it was read with (not cut at ``maximumChanges``).
+    public internal(set) var isComplete = false
+    private var lastItemChange: [String: Int64] = [:]
+    private var lastProjectChange: [String: Int64] = [:]
+
+    /// Changes read ahead at most: the horizon's memory is bounded; rows changed beyond it may be written twice.
+    public static let maximumChanges = 200_000
+
+    /// A horizon that knows of no later change (nothing is held back).
+    public init(through: Int64 = 0) { self.through = through }
+
+    /// Whether the project changes again after `sequence` (within the horizon).
+    public func projectChanges(_ id: String, after sequence: Int64) -> Bool {
+        (lastProjectChange[id] ?? 0) > sequence
+    }
+
+    /// Whether an item of `projectID` is rewritten after `sequence` (within the horizon): the item changes again, or
+    /// its project does (which re-indexes its items).
+    public func itemChanges(_ id: String, in projectID: String, after sequence: Int64) -> Bool {
+        (lastItemChange[id] ?? 0) > sequence || (lastProjectChange[projectID] ?? 0) > sequence
+    }
+
+    mutating func note(entity: String, id: String, sequence: Int64) {
+        if entity == "item" { lastItemChange[id] = sequence } else { lastProjectChange[id] = sequence }
+        through = sequence
+    }
+}
+
 extension StoreReader {
+    /// The last change of each row among the changes after `cursor` (through `bound`, and at most
+    /// ``ChangeHorizon/maximumChanges`` of them): what ``changes(after:limit:through:horizon:)`` holds back.
+    public func changeHorizon(after cursor: Int64, through bound: Int64? = nil) throws -> ChangeHorizon {
+        var horizon = ChangeHorizon(through: cursor)
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT seq, entity, entity_id FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+            arguments: [cursor, bound ?? Int64.max, ChangeHorizon.maximumChanges])
+        var count = 0
+        while let row = try rows.next() {
+            horizon.note(entity: row[1], id: row[2], sequence: row[0])
+            count += 1
+        }
+        horizon.isComplete = count < ChangeHorizon.maximumChanges
+        return horizon
+    }
+
     /// Reads up to `limit` changes after `cursor` (and none after `through`, when given) and the current rows they
-    /// touch, in this one snapshot.
+    /// touch, in this one snapshot. A row that `horizon` says changes again later is left for that change: not
+    /// written now (deletions always are).
     ///
     /// Throws ``ChangeFeedGap`` when the log cannot serve `cursor`.
-    public func changes(after cursor: Int64, limit: Int, through bound: Int64? = nil) throws -> ChangeBatch {
+    public func changes(
+        after cursor: Int64, limit: Int, through bound: Int64? = nil, horizon: ChangeHorizon = ChangeHorizon()
+    ) throws -> ChangeBatch {
         let last = try lastChangeSequence()
         if cursor > last { throw ChangeFeedGap.ahead(cursor: cursor, last: last) }
         let pruned = try logPrunedThrough()
@@ -82,9 +137,12 @@ extension StoreReader {
         let liveItems = try items(ids: itemIDs)
         var items = itemIDs.compactMap { liveItems[$0] }
         var itemSet = Set(items.map(\.id))
-        for item in try self.items(inProjects: liveProjects.keys) where itemSet.insert(item.id).inserted {
+        // A project that changes again later is written then, and its items with it.
+        let written = liveProjects.filter { !horizon.projectChanges($0.key, after: through) }
+        for item in try self.items(inProjects: written.keys) where itemSet.insert(item.id).inserted {
             items.append(item)
         }
+        items.removeAll { horizon.itemChanges($0.id, in: $0.projectID, after: through) }
         var itemProjects = liveProjects
         let missing = Set(items.map(\.projectID)).subtracting(itemProjects.keys)
         for (id, project) in try self.projects(ids: missing) { itemProjects[id] = project }
@@ -93,7 +151,7 @@ extension StoreReader {
             throughSequence: through,
             changeCount: count,
             firstChangeTime: firstChangeTime,
-            projects: projectIDs.compactMap { liveProjects[$0] },
+            projects: projectIDs.compactMap { written[$0] },
             items: items,
             itemProjects: itemProjects,
             deletedItemIDs: itemIDs.filter { liveItems[$0] == nil },

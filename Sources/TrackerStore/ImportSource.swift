@@ -15,6 +15,10 @@ public final class ImportSource {
     public let name: String
     let maximumLine: Int
     let maximumInput: Int
+    /// The input's size when it is a regular file (for progress), else nil.
+    public private(set) var size: Int?
+    /// The bytes ``forEachLine(_:)`` has read so far.
+    public private(set) var bytesRead = 0
 
     /// Opens `path`, or standard input for `-`. Throws ``StoreError/Code-swift.struct/invalidInput`` naming the
     /// reason (no such file, a directory, no permission).
@@ -39,6 +43,7 @@ public final class ImportSource {
             descriptor = opened
             closesDescriptor = true
             name = path
+            if fstat(opened, &status) == 0, status.st_mode & S_IFMT == S_IFREG { size = Int(status.st_size) }
         }
     }
 
@@ -63,6 +68,7 @@ public final class ImportSource {
             }
             if count == 0 { break }
             total += count
+            bytesRead = total
             if total > maximumInput {
                 throw StoreError(
                     .invalidInput,

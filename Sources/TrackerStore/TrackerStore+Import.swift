@@ -10,6 +10,21 @@ public struct ImportSummary: Sendable, Equatable {
     public var unchanged = 0
 }
 
+/// How far an import has come, for a progress line.
+public struct ImportProgress: Sendable, Equatable {
+    public enum Stage: Sendable, Equatable {
+        /// Reading and checking lines: `done` bytes of `total` (a file's size), or `done` lines when the size is
+        /// unknown (standard input, a pipe).
+        case reading
+        /// Writing records in the import's one transaction: `done` of `total`.
+        case writing
+    }
+
+    public var stage: Stage
+    public var done: Int
+    public var total: Int?
+}
+
 extension TrackerStore {
     /// Imports a JSON Lines file (see ``JSONLines``): all of it in one transaction, or nothing.
     ///
@@ -28,7 +43,11 @@ extension TrackerStore {
 
     /// Imports JSON Lines read from `source` (a file or standard input, line by line, within its bounds): all of
     /// it in one transaction, or nothing, as ``importJSONLines(_:)``.
-    public func importJSONLines(from source: ImportSource) throws(StoreError) -> ImportSummary {
+    ///
+    /// `progress` is told how far it has come: every 1,000 lines read, then every 1,000 records written.
+    public func importJSONLines(from source: ImportSource, progress: ((ImportProgress) -> Void)? = nil)
+        throws(StoreError) -> ImportSummary
+    {
         try checkWritable()  // before reading anything
         let now = Timestamp.string(from: Date())
         var records: [(line: Int, record: JSONLinesRecord)] = []
@@ -36,6 +55,10 @@ extension TrackerStore {
             try source.forEachLine { number, line in
                 if let record = try JSONLines.parse(line: line, number: number, now: now) {
                     records.append((number, record))
+                }
+                if let progress, number % Self.progressStep == 0 {
+                    let size = source.size
+                    progress(ImportProgress(stage: .reading, done: size == nil ? number : source.bytesRead, total: size))
                 }
             }
         } catch let error as ImportLineError {
@@ -45,10 +68,15 @@ extension TrackerStore {
         } catch {
             throw StoreError(.invalidInput, "cannot read \(source.name): \(error)")
         }
-        return try importRecords(records)
+        return try importRecords(records, progress: progress)
     }
 
-    private func importRecords(_ records: [(line: Int, record: JSONLinesRecord)]) throws(StoreError) -> ImportSummary {
+    /// How many lines or records an import reads or writes between two progress reports.
+    static let progressStep = 1_000
+
+    private func importRecords(
+        _ records: [(line: Int, record: JSONLinesRecord)], progress: ((ImportProgress) -> Void)? = nil
+    ) throws(StoreError) -> ImportSummary {
         var firstLine: [String: Int] = [:]
         var fileProjects = Set<String>()
         for (line, record) in records {
@@ -94,6 +122,13 @@ extension TrackerStore {
                 """)
             let existingItems = try Set(String.fetchAll(db, sql: "SELECT id FROM items"))
             let existingProjects = try Set(String.fetchAll(db, sql: "SELECT id FROM projects"))
+            var written = 0
+            func wrote() {
+                written += 1
+                if written % Self.progressStep == 0 || written == records.count {
+                    progress?(ImportProgress(stage: .writing, done: written, total: records.count))
+                }
+            }
             // Projects first, so that an item may precede its project in the file.
             for case (_, .project(let p)) in records {
                 try upsertProject.execute(arguments: [
@@ -101,6 +136,7 @@ extension TrackerStore {
                 ])
                 count(db.changesCount, existed: existingProjects.contains(p.id),
                       added: &summary.projectsAdded, updated: &summary.projectsUpdated, unchanged: &summary.unchanged)
+                wrote()
             }
             for case (_, .item(let i)) in records {
                 try upsertItem.execute(arguments: [
@@ -108,6 +144,7 @@ extension TrackerStore {
                 ])
                 count(db.changesCount, existed: existingItems.contains(i.id),
                       added: &summary.itemsAdded, updated: &summary.itemsUpdated, unchanged: &summary.unchanged)
+                wrote()
             }
             return summary
         }

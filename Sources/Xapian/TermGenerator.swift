@@ -7,7 +7,6 @@ import CXapian
 public final class TermGenerator {
     let handle: OpaquePointer
     private var document: Document?
-    private var spellingDatabase: WritableDatabase?
 
     /// Creates a generator; `stemmingLanguage` is a Snowball name such as `"english"`, or `nil` for none.
     public init(stemmingLanguage: String? = "english", maxWordLength: UInt32 = 64) throws(XapianError) {
@@ -43,12 +42,6 @@ public final class TermGenerator {
     /// ``QueryParser/Flags/cjkNgrams``).
     public func enableCJKNgrams() {
         cxapian_term_generator_enable_cjk_ngrams(handle)
-    }
-
-    /// Records spelling data (for "did you mean") in `database` for every word indexed from now on.
-    public func enableSpelling(in database: WritableDatabase) throws(XapianError) {
-        spellingDatabase = database
-        try check { cxapian_term_generator_enable_spelling(handle, database.handle, $0) }
     }
 
     /// Leaves a gap in positions so that phrases do not match across two fields.

@@ -57,11 +57,31 @@ public final class WritableDatabase {
         try check { cxapian_writable_database_add_document(handle, document.handle, $0) }
     }
 
-    /// Records every committed word of the terms under `prefix` in the spelling table, with its document
-    /// frequency: the spelling data of a whole database in one pass (see `cxapian.h`).
-    public func addSpellingsFromTerms(prefix: String) throws(XapianError) {
-        try prefix.withBytes { (pointer, count) throws(XapianError) in
-            try check { cxapian_writable_database_add_spellings_from_terms(handle, pointer, count, $0) }
+    /// Adds to the spelling table each of `words` it lacks that a title holds (a term `titlePrefix` + word) or that
+    /// at least `minimumFrequency` documents hold, with the number of documents holding it (see `cxapian.h`).
+    /// Uncommitted changes count. Words hold no newline.
+    public func addSpellings(_ words: some Sequence<String>, titlePrefix: String, minimumFrequency: UInt32)
+        throws(XapianError)
+    {
+        let text = words.joined(separator: "\n")
+        try text.withBytes { (pointer, count) throws(XapianError) in
+            try check {
+                cxapian_writable_database_add_spellings(handle, pointer, count, titlePrefix, minimumFrequency, $0)
+            }
+        }
+    }
+
+    /// The spelling data of a database built in the shards at `paths` (closed, committed): each word of their text
+    /// that a title holds or at least `minimumFrequency` documents of all of them hold, added to the first shard
+    /// and committed, so that merging the shards carries it (see `cxapian.h`).
+    public static func addSpellings(fromShards paths: [String], titlePrefix: String, minimumFrequency: UInt32)
+        throws(XapianError)
+    {
+        var pointers = paths.map { strdup($0) }
+        defer { pointers.forEach { free($0) } }
+        try pointers.withUnsafeMutableBufferPointer { buffer throws(XapianError) in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: UnsafePointer<CChar>?.self)
+            try check { cxapian_add_spellings_from_shards(base, buffer.count, titlePrefix, minimumFrequency, $0) }
         }
     }
 
@@ -103,13 +123,6 @@ public final class WritableDatabase {
     /// Makes every change since the last commit visible and durable, atomically.
     public func commit() throws(XapianError) {
         try check { cxapian_writable_database_commit(handle, $0) }
-    }
-
-    /// Adds a word to the spelling table behind spelling corrections.
-    public func addSpelling(_ word: String) throws(XapianError) {
-        try word.withBytes { (pointer, count) throws(XapianError) in
-            try check { cxapian_writable_database_add_spelling(handle, pointer, count, $0) }
-        }
     }
 
     /// Starts a transaction: its changes are committed together by ``commitTransaction()``.

@@ -79,10 +79,6 @@ typedef struct cxapian_writable_database cxapian_writable_database;
  *  queries parsed with CXAPIAN_QP_CJK_NGRAM find. */
 void cxapian_term_generator_enable_cjk_ngrams(cxapian_term_generator *generator);
 
-/** Makes the generator record spelling data (for "did you mean") in `database` as it indexes. */
-bool cxapian_term_generator_enable_spelling(cxapian_term_generator *generator,
-                                            cxapian_writable_database *database, cxapian_error **error);
-
 /* ---- databases ------------------------------------------------------------------------------- */
 
 typedef struct cxapian_database cxapian_database;
@@ -139,11 +135,20 @@ bool cxapian_writable_database_replace_document(cxapian_writable_database *datab
 /** Adds a document under a new id (for a fresh database, where no unique term can already be present). */
 bool cxapian_writable_database_add_document(cxapian_writable_database *database, cxapian_document *document,
                                             cxapian_error **error);
-/** Adds every committed term starting with prefix (prefix removed) that is a word — two bytes or more, its
- *  first a lowercase or non-ASCII letter — to the spelling table, with its document frequency: the
- *  spelling data of a whole database in one pass, instead of one update per word occurrence. */
-bool cxapian_writable_database_add_spellings_from_terms(cxapian_writable_database *database, const char *prefix,
-                                                        size_t prefix_length, cxapian_error **error);
+/** Adds to the spelling table each of `words` (separated by newlines) that it lacks and that the database's text
+ *  holds in a title (a term `title_prefix` + word) or in at least `minimum_frequency` documents, with the number of
+ *  documents holding it. A word used once in one detail is more often a typo, a hash or a name than a correction
+ *  worth offering, and those are most of a spelling table. Sees the writer's uncommitted changes. */
+bool cxapian_writable_database_add_spellings(cxapian_writable_database *database, const char *words, size_t length,
+                                             const char *title_prefix, uint32_t minimum_frequency,
+                                             cxapian_error **error);
+/** The spelling data of a database built in shards, in one pass: every word of the shards' text (a term, or a term
+ *  under `title_prefix`, that is two bytes or more and starts with a lowercase or non-ASCII letter) that is in a
+ *  title or in at least `minimum_frequency` documents of all the shards together, added with that document
+ *  frequency to the spelling table of the first shard, and committed (Xapian's compaction then carries it into the
+ *  merged database). */
+bool cxapian_add_spellings_from_shards(const char *const *paths, size_t count, const char *title_prefix,
+                                       uint32_t minimum_frequency, cxapian_error **error);
 /** Deletes every document indexed by term (a unique id, or a domain term for a whole domain). */
 bool cxapian_writable_database_delete_documents(cxapian_writable_database *database, const char *term,
                                                 size_t length, cxapian_error **error);
@@ -156,9 +161,6 @@ bool cxapian_writable_database_get_metadata(cxapian_writable_database *database,
 bool cxapian_writable_database_doccount(cxapian_writable_database *database, uint32_t *out,
                                         cxapian_error **error);
 bool cxapian_writable_database_commit(cxapian_writable_database *database, cxapian_error **error);
-/** Adds a word to the spelling table (the term generator only records unprefixed text). */
-bool cxapian_writable_database_add_spelling(cxapian_writable_database *database, const char *word, size_t length,
-                                            cxapian_error **error);
 /** Starts a transaction; its changes become visible, together, on commit_transaction. */
 bool cxapian_writable_database_begin_transaction(cxapian_writable_database *database, bool flushed,
                                                  cxapian_error **error);
