@@ -52,6 +52,14 @@ struct cxapian_query_parser {
 struct cxapian_mset {
     Xapian::MSet mset;
     std::vector<std::pair<uint32_t, std::unique_ptr<Xapian::ValueCountMatchSpy>>> facets;
+    /// The match counts, from the match over every candidate (a rescored page's own MSet counts only the window).
+    Xapian::doccount estimated = 0;
+    Xapian::doccount lower_bound = 0;
+    Xapian::doccount upper_bound = 0;
+    /// The page within `mset`: a rescored MSet holds the whole window, ranked at once so that every page of it is
+    /// cut from the same ranking.
+    Xapian::doccount page_first = 0;
+    Xapian::doccount page_size = 0;
 };
 
 namespace {
@@ -753,26 +761,13 @@ bool cxapian_query_new_similar(cxapian_database *database, const char *unique_te
 
 /* ---- matching ---- */
 
-bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,
-                     cxapian_mset **out, cxapian_error **error) {
-    CXAPIAN_GUARD_BEGIN
-    *out = nullptr;
-    Xapian::Enquire enquire(database->database);
-    if (options->ranking != nullptr) {
-        const cxapian_fielded_ranking &ranking = *options->ranking;
-        cxapian::FieldedRanking fielded{ranking.k1, ranking.b, ranking.title_bonus,
-                                        ranking.title_prefix != nullptr ? ranking.title_prefix : "",
-                                        ranking.title_match, ranking.title_words_slot};
-        enquire.set_query(cxapian::rewrite_for_fields(query->query, database->database, fielded));
-        enquire.set_weighting_scheme(cxapian::FieldedBM25Weight(ranking.k1, ranking.b));
-    } else {
-        enquire.set_query(query->query);
-        enquire.set_weighting_scheme(Xapian::BM25Weight());
-    }
+namespace {
+
+/// Sets the order `options` asks for on `enquire` (relevance, value keys, docids); `keys` must outlive the match.
+void set_order(Xapian::Enquire &enquire, const cxapian_enquire_options *options, Xapian::MultiValueKeyMaker &keys) {
     // Docids are the last tie-break: free, as Xapian compares them anyway, where a value key costs a value read
     // for every candidate that ties with the page's last hit (most of them when BM25 gives equal scores).
     enquire.set_docid_order(options->docids_descending ? Xapian::Enquire::DESCENDING : Xapian::Enquire::ASCENDING);
-    Xapian::MultiValueKeyMaker keys;  // used by several keys; the enquire points at it until get_mset
     if (options->sort_key_count == 1) {
         // One key: Xapian reads the slot itself, without a key maker building a key string per candidate.
         const auto &key = options->sort_keys[0];
@@ -791,21 +786,96 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
             enquire.set_sort_by_key_then_relevance(&keys, false);
         }
     }
-    auto *result = new cxapian_mset();
-    try {
-        result->facets.reserve(options->facet_slot_count);
-        for (size_t i = 0; i < options->facet_slot_count; ++i) {
-            result->facets.emplace_back(options->facet_slots[i],
-                                        std::make_unique<Xapian::ValueCountMatchSpy>(options->facet_slots[i]));
-        }
-        for (auto &facet : result->facets) enquire.add_matchspy(facet.second.get());
-        result->mset = enquire.get_mset(options->first, options->max_items, options->check_at_least);
-        enquire.clear_matchspies();
-    } catch (...) {
-        delete result;
-        throw;
+}
+
+/// Runs `query` for the page `options` asks, with its facets, into `result`.
+void match_page(const Xapian::Database &database, const Xapian::Query &query, const Xapian::Weight &weight,
+                const cxapian_enquire_options *options, cxapian_mset &result) {
+    Xapian::Enquire enquire(database);
+    enquire.set_query(query);
+    enquire.set_weighting_scheme(weight);
+    Xapian::MultiValueKeyMaker keys;  // the enquire points at it until get_mset
+    set_order(enquire, options, keys);
+    for (auto &facet : result.facets) enquire.add_matchspy(facet.second.get());
+    result.mset = enquire.get_mset(options->first, options->max_items, options->check_at_least);
+    enquire.clear_matchspies();
+    result.page_first = 0;
+    result.page_size = result.mset.size();
+    result.estimated = result.mset.get_matches_estimated();
+    result.lower_bound = result.mset.get_matches_lower_bound();
+    result.upper_bound = result.mset.get_matches_upper_bound();
+}
+
+/// Rescoring: the best `window` matches of the base query (with its counts and facets), then those documents
+/// alone under the whole query (bonus and title similarity included), for the page.
+void match_rescored(const Xapian::Database &database, const cxapian::FieldedQuery &fielded,
+                    const Xapian::Weight &weight, const cxapian_enquire_options *options, Xapian::doccount window,
+                    cxapian_mset &result) {
+    cxapian_enquire_options first = *options;
+    first.first = 0;
+    first.max_items = window;
+    first.check_at_least = std::max(options->check_at_least, window);
+    match_page(database, fielded.base, weight, &first, result);
+    std::vector<Xapian::docid> candidates;
+    candidates.reserve(result.mset.size());
+    for (auto hit = result.mset.begin(); hit != result.mset.end(); ++hit) candidates.push_back(*hit);
+    std::sort(candidates.begin(), candidates.end());
+    auto *list = new cxapian::DocidListSource(std::move(candidates));
+    Xapian::Query rescored(Xapian::Query::OP_FILTER, fielded.whole(), Xapian::Query(list->release()));
+    Xapian::Enquire enquire(database);
+    enquire.set_query(rescored);
+    enquire.set_weighting_scheme(weight);
+    Xapian::MultiValueKeyMaker keys;
+    set_order(enquire, options, keys);
+    // The whole window at once, then the page cut from it: the matcher prunes with the weight a page must reach,
+    // and with Xapian's optional parts (the bonus) pruned that weight changes scores, so pages asked for one by
+    // one would not join up.
+    result.mset = enquire.get_mset(0, window);
+    result.page_first = std::min(options->first, result.mset.size());
+    result.page_size = std::min<Xapian::doccount>(options->max_items, result.mset.size() - result.page_first);
+}
+
+}  // namespace
+
+bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,
+                     cxapian_mset **out, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    auto result = std::make_unique<cxapian_mset>();
+    result->facets.reserve(options->facet_slot_count);
+    for (size_t i = 0; i < options->facet_slot_count; ++i) {
+        result->facets.emplace_back(options->facet_slots[i],
+                                    std::make_unique<Xapian::ValueCountMatchSpy>(options->facet_slots[i]));
     }
-    *out = result;
+    const Xapian::Query bonus = options->bonus != nullptr ? options->bonus->query : Xapian::Query();
+    if (options->ranking == nullptr) {
+        Xapian::Query whole = bonus.empty() ? query->query
+                                            : Xapian::Query(Xapian::Query::OP_AND_MAYBE, query->query, bonus);
+        match_page(database->database, whole, Xapian::BM25Weight(), options, *result);
+        *out = result.release();
+        return true;
+    }
+    const cxapian_fielded_ranking &ranking = *options->ranking;
+    cxapian::FieldedRanking fielded_ranking{ranking.k1, ranking.b, ranking.title_bonus,
+                                            ranking.title_prefix != nullptr ? ranking.title_prefix : "",
+                                            ranking.title_match, ranking.title_words_slot};
+    const cxapian::FieldedQuery fielded =
+        cxapian::rewrite_for_fields(query->query, bonus, database->database, fielded_ranking);
+    const cxapian::FieldedBM25Weight weight(ranking.k1, ranking.b);
+    const bool by_relevance = options->sort_key_count == 0 || options->by_relevance_first;
+    // Only a bonus is worth deferring: it checks positions for every match holding all the words. The title
+    // similarity alone costs less inline than weighing the window a second time (measured at 100k items: a word
+    // with a filter 0.95 ms inline, 1.17 ms rescored).
+    const bool extras = !fielded.bonus.empty();
+    // A page far past the window is rare (and rescoring it would weigh every match anyway): the whole query then.
+    const uint64_t page_end = uint64_t(options->first) + options->max_items;
+    if (options->rescore_window > 0 && by_relevance && extras && page_end <= uint64_t(options->rescore_window) * 10) {
+        const auto window = static_cast<Xapian::doccount>(std::max<uint64_t>(options->rescore_window, page_end));
+        match_rescored(database->database, fielded, weight, options, window, *result);
+    } else {
+        match_page(database->database, fielded.whole(), weight, options, *result);
+    }
+    *out = result.release();
     CXAPIAN_GUARD_END(error)
 }
 
@@ -838,15 +908,15 @@ bool cxapian_mset_snippet(const cxapian_mset *mset, const char *text, size_t len
 
 void cxapian_mset_free(cxapian_mset *mset) { delete mset; }
 
-uint32_t cxapian_mset_size(const cxapian_mset *mset) { return mset->mset.size(); }
-uint32_t cxapian_mset_matches_estimated(const cxapian_mset *mset) { return mset->mset.get_matches_estimated(); }
-uint32_t cxapian_mset_matches_lower_bound(const cxapian_mset *mset) { return mset->mset.get_matches_lower_bound(); }
-uint32_t cxapian_mset_matches_upper_bound(const cxapian_mset *mset) { return mset->mset.get_matches_upper_bound(); }
+uint32_t cxapian_mset_size(const cxapian_mset *mset) { return mset->page_size; }
+uint32_t cxapian_mset_matches_estimated(const cxapian_mset *mset) { return mset->estimated; }
+uint32_t cxapian_mset_matches_lower_bound(const cxapian_mset *mset) { return mset->lower_bound; }
+uint32_t cxapian_mset_matches_upper_bound(const cxapian_mset *mset) { return mset->upper_bound; }
 
 bool cxapian_mset_hit(const cxapian_mset *mset, uint32_t index, double *weight, char **data, size_t *data_length,
                       cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    auto hit = mset->mset[index];
+    auto hit = mset->mset[mset->page_first + index];
     *weight = hit.get_weight();
     hand_out(hit.get_document().get_data(), data, data_length);
     CXAPIAN_GUARD_END(error)
@@ -855,7 +925,7 @@ bool cxapian_mset_hit(const cxapian_mset *mset, uint32_t index, double *weight, 
 bool cxapian_mset_hit_value(const cxapian_mset *mset, uint32_t index, uint32_t slot, double *weight, char **value,
                             size_t *value_length, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    auto hit = mset->mset[index];
+    auto hit = mset->mset[mset->page_first + index];
     *weight = hit.get_weight();
     hand_out(hit.get_document().get_value(slot), value, value_length);
     CXAPIAN_GUARD_END(error)

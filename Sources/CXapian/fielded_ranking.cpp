@@ -705,15 +705,52 @@ Xapian::Query similar_query(const Xapian::Database &database, const std::string 
     return Xapian::Query(Xapian::Query::OP_OR, pairs.begin(), pairs.end());
 }
 
-Xapian::Query rewrite_for_fields(const Xapian::Query &query, const Xapian::Database &database,
-                                 const FieldedRanking &ranking) {
+Xapian::Query FieldedQuery::whole() const {
+    Xapian::Query query = base;
+    if (!bonus.empty()) query = Xapian::Query(Xapian::Query::OP_AND_MAYBE, query, bonus);
+    if (!title_match.empty()) query = Xapian::Query(Xapian::Query::OP_AND_MAYBE, query, title_match);
+    return query;
+}
+
+FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query &bonus,
+                                const Xapian::Database &database, const FieldedRanking &ranking) {
     Rewriter rewriter(database, ranking);
-    Xapian::Query rewritten = rewriter.rewrite(query);
+    FieldedQuery fielded;
+    fielded.base = rewriter.rewrite(query);
+    if (!bonus.empty()) fielded.bonus = rewriter.rewrite(bonus);
     const auto &words = rewriter.title_terms();
-    if (ranking.title_match <= 0 || words.empty()) return rewritten;
-    auto *similarity =
-        new TitleMatchSource(words, rewriter.title_idfs(), ranking.title_words_slot, ranking.title_match);
-    return Xapian::Query(Xapian::Query::OP_AND_MAYBE, rewritten, Xapian::Query(similarity->release()));
+    if (ranking.title_match > 0 && !words.empty()) {
+        auto *similarity =
+            new TitleMatchSource(words, rewriter.title_idfs(), ranking.title_words_slot, ranking.title_match);
+        fielded.title_match = Xapian::Query(similarity->release());
+    }
+    return fielded;
+}
+
+// ---- DocidListSource ----
+
+DocidListSource::DocidListSource(std::vector<Xapian::docid> docids) : docids_(std::move(docids)) {}
+
+DocidListSource *DocidListSource::clone() const { return new DocidListSource(docids_); }
+
+void DocidListSource::init(const Xapian::Database &) {
+    at_ = 0;
+    started_ = false;
+    set_maxweight(0);
+}
+
+void DocidListSource::next(double) {
+    if (started_ && at_ < docids_.size()) ++at_;
+    started_ = true;
+}
+
+void DocidListSource::skip_to(Xapian::docid did, double) {
+    started_ = true;
+    at_ = static_cast<size_t>(std::lower_bound(docids_.begin() + at_, docids_.end(), did) - docids_.begin());
+}
+
+std::string DocidListSource::get_description() const {
+    return "DocidListSource(" + std::to_string(docids_.size()) + " documents)";
 }
 
 }  // namespace cxapian

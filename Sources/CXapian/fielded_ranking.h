@@ -192,10 +192,49 @@ Xapian::Query similar_query(const Xapian::Database &database, const std::string 
 Xapian::Query group_compounds(const Xapian::Query &query, const std::vector<std::vector<std::string>> &compounds,
                               const Xapian::Stem &stemmer, const std::string &title_prefix);
 
-/// `query` with each word's pair of terms turned into a WordSource and title-only terms into a TitleBonusSource,
-/// as described above. Sub-queries it does not know stay as they are.
-Xapian::Query rewrite_for_fields(const Xapian::Query &query, const Xapian::Database &database,
-                                 const FieldedRanking &ranking);
+/// A query rewritten for the fielded ranking, in its parts: what every match is ranked by, and the extras that
+/// only add weight to some matches (they never change which documents match).
+struct FieldedQuery {
+    /// The query itself, each word a WordSource.
+    Xapian::Query base;
+    /// The bonus (e.g. the words as an exact phrase), rewritten alike; empty for none.
+    Xapian::Query bonus;
+    /// The title similarity (TitleMatchSource); empty for none.
+    Xapian::Query title_match;
+
+    /// The query as a whole: the base, with the bonus and the title similarity where they match.
+    Xapian::Query whole() const;
+};
+
+/// `query` (and `bonus`, its optional extra weight) with each word's pair of terms turned into a WordSource and
+/// title-only terms into a TitleBonusSource, as described above, and the title similarity over the words of both.
+/// Sub-queries it does not know stay as they are.
+FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query &bonus,
+                                const Xapian::Database &database, const FieldedRanking &ranking);
+
+/// Matches exactly the documents of a list, adding no weight: a second match restricted to the candidates a first
+/// one found (rescoring).
+class DocidListSource : public Xapian::PostingSource {
+  public:
+    /// `docids` sorted ascending, without repeats.
+    explicit DocidListSource(std::vector<Xapian::docid> docids);
+
+    DocidListSource *clone() const override;
+    void init(const Xapian::Database &database) override;
+    Xapian::doccount get_termfreq_min() const override { return static_cast<Xapian::doccount>(docids_.size()); }
+    Xapian::doccount get_termfreq_est() const override { return static_cast<Xapian::doccount>(docids_.size()); }
+    Xapian::doccount get_termfreq_max() const override { return static_cast<Xapian::doccount>(docids_.size()); }
+    void next(double min_wt) override;
+    void skip_to(Xapian::docid did, double min_wt) override;
+    bool at_end() const override { return started_ && at_ == docids_.size(); }
+    Xapian::docid get_docid() const override { return docids_[at_]; }
+    std::string get_description() const override;
+
+  private:
+    std::vector<Xapian::docid> docids_;
+    size_t at_ = 0;
+    bool started_ = false;
+};
 
 }  // namespace cxapian
 

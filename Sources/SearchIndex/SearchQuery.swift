@@ -138,13 +138,11 @@ public final class SearchQueryParser {
         if query.isEmpty {
             throw SearchIndexError(.querySyntax, "the query '\(text)' has no words to search for")
         }
-        var ranked = query
+        var bonus: Query?
         if let phrase = Self.phraseBonus(for: text, partial: partial) {
             // Words that appear together, in order, rank above the same words scattered through the text.
-            if let bonus = try? parser.parse(TextNormalizer.query(phrase), flags: flags), !bonus.isEmpty,
-                let combined = try? query.combined(.andMaybe, with: bonus)
-            {
-                ranked = combined
+            if let parsed = try? parser.parse(TextNormalizer.query(phrase), flags: flags), !parsed.isEmpty {
+                bonus = parsed
             }
         }
         let corrected = correctSpelling ? parser.correctedQuery : ""
@@ -153,7 +151,7 @@ public final class SearchQueryParser {
         let filters = explanations.filter { seen.insert($0).inserted }
         var titles = Set<String>()
         return SearchQuery(
-            text: text, query: ranked, filters: filters, correctedText: corrected.isEmpty ? nil : corrected,
+            text: text, query: query, bonus: bonus, filters: filters, correctedText: corrected.isEmpty ? nil : corrected,
             projectTitles: projectTitles.filter { titles.insert($0).inserted })
     }
 
@@ -323,7 +321,10 @@ public final class SearchQueryParser {
 public struct SearchQuery: CustomStringConvertible {
     /// What the user typed.
     public let text: String
+    /// What matches, and how it ranks.
     let query: Query
+    /// Extra weight where it matches too (the typed words as an exact phrase); never changes what matches.
+    let bonus: Query?
     /// What each filter of the query means, in words (for `--explain`).
     public let filters: [String]
     /// Xapian's spelling correction of ``text``, when one was asked for and found.
@@ -331,14 +332,21 @@ public struct SearchQuery: CustomStringConvertible {
     /// The project titles the query's `project:` filters name (not URIs), as typed.
     public let projectTitles: [String]
 
-    init(text: String, query: Query, filters: [String] = [], correctedText: String? = nil, projectTitles: [String] = []) {
+    init(
+        text: String, query: Query, bonus: Query? = nil, filters: [String] = [], correctedText: String? = nil,
+        projectTitles: [String] = []
+    ) {
         self.text = text
         self.query = query
+        self.bonus = bonus
         self.filters = filters
         self.correctedText = correctedText
         self.projectTitles = projectTitles
     }
 
-    /// Xapian's description of the parsed query (for `--explain` and debugging).
-    public var description: String { query.description }
+    /// Xapian's description of the parsed query, the bonus included (for `--explain` and debugging).
+    public var description: String {
+        guard let bonus, let whole = try? query.combined(.andMaybe, with: bonus) else { return query.description }
+        return whole.description
+    }
 }

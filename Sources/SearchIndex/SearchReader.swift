@@ -60,11 +60,12 @@ public final class SearchReader {
         options.facetSlots = request.facets.map(\.slot)
         options.hitValueSlot = ValueSlot.uniqueIdentifier
         options.ranking = request.ranking.fielded
+        options.rescoreWindow = request.ranking.rescoreWindow
         // Counts are exact up to this many matches ("about" only beyond), and facets count every match.
         options.checkAtLeast = max(request.offset + request.limit, SearchRequest.exactTotalUpTo)
         if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }
         do {
-            let matches = try retrying { () throws(XapianError) in try database.match(query.query, options: options) }
+            let matches = try retrying { () throws(XapianError) in try database.match(query.query, bonus: query.bonus, options: options) }
             return SearchResults(matches: matches, request: request)
         } catch where error.cause?.errorClass == "WildcardError" {
             throw SearchIndexError(

@@ -28,6 +28,11 @@ public struct MatchOptions: Sendable {
     public var hitValueSlot: UInt32?
     /// How to rank: the two-field ranking, or nil for Xapian's BM25 over the query as given.
     public var ranking: FieldedRanking?
+    /// With ``ranking``, in relevance order and a bonus (see ``Database/match(_:bonus:options:)``): the bonus and the
+    /// title similarity are weighed only for this many of the best matches without them (or the page, if it reaches
+    /// further), which the whole query then ranks — a search engine's rescoring window. 0 weighs them for every
+    /// match.
+    public var rescoreWindow = 0
 
     public init() {}
 }
@@ -136,11 +141,12 @@ public final class MatchSet {
 }
 
 extension Database {
-    /// Runs `query` with `options`.
+    /// Runs `query` with `options`; `bonus` adds weight to the matches it matches too (the typed words as an exact
+    /// phrase) and never changes which documents match.
     ///
     /// Throws ``XapianError/Kind-swift.struct/modified`` if a writer committed over the revision being read;
     /// ``reopen()`` and call again.
-    public func match(_ query: Query, options: MatchOptions) throws(XapianError) -> MatchSet {
+    public func match(_ query: Query, bonus: Query? = nil, options: MatchOptions) throws(XapianError) -> MatchSet {
         let keys = options.sortKeys.map { cxapian_sort_key(slot: $0.slot, descending: $0.descending) }
         let slots = options.facetSlots
         var mset: OpaquePointer?
@@ -160,8 +166,12 @@ extension Database {
                             sort_keys: keyBuffer.baseAddress, sort_key_count: keyBuffer.count,
                             by_relevance_first: options.relevanceFirst, docids_descending: options.docidsDescending,
                             facet_slots: slotBuffer.baseAddress, facet_slot_count: slotBuffer.count,
-                            check_at_least: UInt32(clamping: options.checkAtLeast), ranking: fielded)
-                        try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
+                            check_at_least: UInt32(clamping: options.checkAtLeast), ranking: fielded,
+                            bonus: bonus?.handle,
+                            rescore_window: UInt32(clamping: options.rescoreWindow))
+                        try withExtendedLifetime(bonus) { () throws(XapianError) in
+                            try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
+                        }
                     }
                 }
             }

@@ -174,6 +174,42 @@ import TestSupport
         #expect(Set(try search("ZooKeeper")) == ["camel", "plain"])
     }
 
+    /// The phrase bonus and the title similarity are weighed for the best matches only (a rescoring window): the
+    /// total and the facets still count every match, pages within the window join up without a hit twice or
+    /// missing, each page is in score order, and a window that holds every match gives the whole query's hits.
+    @Test func aRescoredWindowCountsEveryMatchAndItsPagesJoinUp() throws {
+        let index = try SearchableIndex(path: path)
+        var items: [SearchableItem] = []
+        for number in 0..<60 {
+            // Phrases in some titles and details, the words apart in others, titles long and short.
+            let title = number % 3 == 0 ? "leaking tap number \(number)" : "tap and \(number) other leaking things to fix"
+            let detail = number % 4 == 0 ? "the leaking tap drips" : "a tap, then more words, then leaking"
+            items.append(Self.item("i\(number)", title: title, detail: String(repeating: detail + " ", count: 1 + number % 5)))
+        }
+        try index.indexSearchableItems(items)
+        let reader = try SearchReader(path: path)
+        for text in ["leaking tap", "tap leaking number", "leaking", "tap OR drips"] {
+            let query = try SearchQueryParser().parse(text)
+            var whole = SearchRequest(limit: 60, facets: [.status])
+            whole.ranking.rescoreWindow = 0
+            let every = try reader.search(query, whole)
+            func page(_ offset: Int, _ limit: Int) throws -> SearchResults {
+                var request = SearchRequest(offset: offset, limit: limit, facets: [.status])
+                request.ranking.rescoreWindow = 40
+                return try reader.search(query, request)
+            }
+            let first = try page(0, 20)
+            let second = try page(20, 20)
+            let both = try page(0, 40)
+            #expect(first.total == every.total && first.isExact && "\(first.facets)" == "\(every.facets)", "\(text)")
+            #expect((first.hits + second.hits).map(\.uniqueIdentifier) == both.hits.map(\.uniqueIdentifier), "\(text)")
+            #expect(zip(both.hits, both.hits.dropFirst()).allSatisfy { $0.score >= $1.score }, "\(text)")
+            // A window as large as the page reaches past every match: the same documents as the whole query.
+            let all = try page(0, 60)
+            #expect(Set(all.hits.map(\.uniqueIdentifier)) == Set(every.hits.map(\.uniqueIdentifier)), "\(text)")
+        }
+    }
+
     /// `APIs`, `IDs`, `JVMs`: an acronym's plural is one word, not `AP Is`, which matched every "is".
     @Test func anAcronymsPluralIsOneWord() throws {
         let index = try SearchableIndex(path: path)
@@ -288,3 +324,4 @@ extension SearchableIndexTests {
         #expect(try search("leak memory").count == 2)
     }
 }
+

@@ -9,12 +9,14 @@ import SearchIndex
 let arguments = Set(CommandLine.arguments.dropFirst())
 let run = try RelevanceRun(devSet: try RelevanceDevSet.load())
 
-// SPOTLITE_RANKING=k1,b,titleBonus,titleMatch tries another ranking for the table's title-OR row.
+// SPOTLITE_RANKING=k1,b,titleBonus,titleMatch[,rescoreWindow] tries another ranking for the table's title-OR row.
 var ranking = SearchRanking.standard
 if let given = ProcessInfo.processInfo.environment["SPOTLITE_RANKING"]?.split(separator: ",").compactMap({ Double($0) }),
-    given.count == 4
+    given.count == 4 || given.count == 5
 {
-    ranking = SearchRanking(k1: given[0], b: given[1], titleBonus: given[2], titleMatch: given[3])
+    ranking = SearchRanking(
+        k1: given[0], b: given[1], titleBonus: given[2], titleMatch: given[3],
+        rescoreWindow: given.count == 5 ? Int(given[4]) : SearchRanking.standard.rescoreWindow)
 }
 let spotlite = try run.spotliteTitleOR(ranking: ranking)
 let fts5 = try run.fts5TitleOR()

@@ -337,6 +337,13 @@ typedef struct {
     uint32_t check_at_least;
     /** The two-field ranking; NULL ranks the query as given with Xapian's BM25. */
     const cxapian_fielded_ranking *ranking;
+    /** Extra weight for the matches it matches too (e.g. the words as an exact phrase); NULL for none. It never
+     *  changes which documents match. */
+    const cxapian_query *bonus;
+    /** With the fielded ranking in relevance order and a bonus: the bonus and the title similarity are weighed only
+     *  for this many of the best matches without them (or the page, if it reaches further), which are then ranked
+     *  by the whole query, as a search engine's rescoring window does; 0 weighs them for every match. */
+    uint32_t rescore_window;
 } cxapian_enquire_options;
 
 bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,
