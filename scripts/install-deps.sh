@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Spotlite needs, if any is missing: Xapian (library, headers, tools),
-# SQLite (library, headers, the sqlite3 shell the end-to-end tests drive).
+# SQLite (library, headers, the sqlite3 shell the end-to-end tests drive), and the word list the benchmarks'
+# dictionary corpus draws from (wamerican: /usr/share/dict/words).
 set -euo pipefail
-packages=(libxapian-dev xapian-tools libsqlite3-dev sqlite3)
+packages=(libxapian-dev xapian-tools libsqlite3-dev sqlite3 wamerican)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

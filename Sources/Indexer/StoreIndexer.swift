@@ -48,7 +48,8 @@ public final class StoreIndexer: Sendable {
     // MARK: - Writing
 
     /// Brings the index up to date with the store, rebuilding it if it is missing, bound to another store,
-    /// of an old layout, damaged, or older than the pruned log.
+    /// of an old layout, damaged, older than the pruned log, or behind by `rebuildShare` of the store's rows or more
+    /// (``rebuildShare``; above 1, never for that).
     ///
     /// Waits up to `lockTimeout` seconds for another writer; then throws ``IndexerError/Code-swift.struct/locked``
     /// naming the holder.
@@ -60,7 +61,8 @@ public final class StoreIndexer: Sendable {
     /// writers cannot keep it (and the lock) for ever; the next catch-up takes those.
     @discardableResult
     public func catchUp(
-        lockTimeout: TimeInterval = defaultLockTimeout, batchSize: Int = defaultBatchSize, progress: Progress? = nil
+        lockTimeout: TimeInterval = defaultLockTimeout, batchSize: Int = defaultBatchSize,
+        rebuildShare: Double = rebuildShare, progress: Progress? = nil
     ) throws(IndexerError) -> Report {
         try claimLocation()
         if let pid = liveWatcher() {
@@ -77,7 +79,7 @@ public final class StoreIndexer: Sendable {
         let target = try lastChange()
         let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite index")
         return try withExtendedLifetime(lock) { () throws(IndexerError) in
-            try catchUpHoldingLock(batchSize: batchSize, through: target, progress: progress)
+            try catchUpHoldingLock(batchSize: batchSize, through: target, rebuildShare: rebuildShare, progress: progress)
         }
     }
 
@@ -243,14 +245,16 @@ public final class StoreIndexer: Sendable {
 
     /// The backlog's share of the store's rows, in whole percent, if the backlog is to be rebuilt rather than
     /// caught up (``rebuildShare``); nil to catch it up.
-    private func rebuildShare(ofBacklog backlog: Int) throws -> Int? {
-        guard backlog >= Self.minimumRebuildBacklog else { return nil }
+    private func rebuildShare(ofBacklog backlog: Int, threshold: Double) throws -> Int? {
+        guard backlog >= Self.minimumRebuildBacklog, threshold <= 1 else { return nil }
         let rows = try store.read { try $0.projectCount() + $0.itemCount() }
-        guard Double(backlog) >= Self.rebuildShare * Double(rows) else { return nil }
+        guard Double(backlog) >= threshold * Double(rows) else { return nil }
         return min(100, Int((Double(backlog) * 100 / Double(max(1, rows))).rounded()))
     }
 
-    private func catchUpHoldingLock(batchSize: Int, through: Int64?, progress: Progress? = nil) throws(IndexerError)
+    private func catchUpHoldingLock(
+        batchSize: Int, through: Int64?, rebuildShare threshold: Double = rebuildShare, progress: Progress? = nil
+    ) throws(IndexerError)
         -> Report
     {
         let index: SearchableIndex
@@ -264,7 +268,7 @@ public final class StoreIndexer: Sendable {
         }
         do {
             let total = try store.read { try $0.changeCount(after: report.cursor, through: through) }
-            if let share = try rebuildShare(ofBacklog: total) {
+            if let share = try rebuildShare(ofBacklog: total, threshold: threshold) {
                 try index.close()
                 return try rebuildHoldingLock(
                     reason: "the index was \(total) changes behind, \(share) % of the store's rows: a rebuild is quicker",

@@ -51,7 +51,8 @@ public enum SearchIndexLayout {
     /// Bump whenever ``TermPrefix``, ``ValueSlot`` or the document shape changes.
     /// 4: folded, compound-expanded, CJK n-gram text; title terms with wdf 0; collation keys for titles.
     /// 5: an acronym's plural `s` stays with it (`APIs` is no longer `AP Is`).
-    public static let version = "5"
+    /// 6: spelling data for title words and words of two documents or more; title sort keys of 58 bytes.
+    public static let version = "6"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
     /// Metadata key holding the client state of the last batch.

@@ -31,10 +31,13 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 0, maxDuration: .seconds(120),
         maxIterations: short ? 3 : 5)
 
-    let rebuildCorpora: [Corpus] = short ? [.synthetic(10_000)] : [.debian, .synthetic(10_000), .synthetic(100_000)]
+    let rebuildCorpora: [Corpus] =
+        short ? [.synthetic(10_000)] : [.debian, .synthetic(10_000), .synthetic(100_000), .dictionary(100_000)]
     for corpus in rebuildCorpora { rebuildBenchmark(corpus) }
     importBenchmark(short ? .synthetic(10_000) : .synthetic(100_000))
     catchUpBenchmark()
+    bulkCatchUpBenchmark()
+    searchProcessBenchmark()
     for corpus in freshnessCorpora { freshnessBenchmark(corpus) }
     for corpus in searchCorpora { searchBenchmarks(corpus) }
 }
@@ -136,6 +139,83 @@ func catchUpBenchmark() {
         let report = try indexer.catchUp()
         benchmark.stopMeasurement()
         precondition(report.rebuildReason == nil && report.changesApplied >= 1_000)
+    }
+}
+
+/// The bulk case: a store of the 45 sample rows, indexed, then the Debian corpus imported (9,895 changes), then
+/// `spotlite index`. Spotlite's catch-up (which rebuilds a backlog of half the store or more) next to a rebuild of
+/// the same store, and to the catch-up forced through the change log, with the documents that wrote.
+func bulkCatchUpBenchmark() {
+    let rebuildTime = metric("rebuild ms")
+    let forcedTime = metric("forced catch-up ms")
+    let versusRebuild = metric("catch-up/rebuild %")
+    let forcedVersusRebuild = metric("forced/rebuild %")
+    let forcedDocuments = metric("forced documents/change %")
+    Benchmark(
+        "Catch-up after importing the Debian corpus into a small indexed store",
+        configuration: .init(
+            metrics: [.wallClock, rebuildTime, forcedTime, versusRebuild, forcedVersusRebuild, forcedDocuments],
+            maxIterations: short ? 1 : 5)
+    ) { benchmark in
+        let directory = NSTemporaryDirectory() + "spotlite-bulk-\(getpid())"
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let corpus = try Corpus.debian.jsonLines()
+        let samples = try Data(contentsOf: URL(fileURLWithPath: Fixture.repositoryRoot + "/samples/portfolio.jsonl"))
+        func prepared(_ name: String) throws -> StoreIndexer {
+            let store = try TrackerStore.create(at: directory + "/\(name).sqlite")
+            _ = try store.importJSONLines(samples)
+            let indexer = StoreIndexer(store: store, indexPath: directory + "/\(name)-index")
+            try indexer.catchUp()
+            _ = try store.importJSONLines(corpus)
+            return indexer
+        }
+        let spotlite = try prepared("spotlite")
+        let rebuilt = try prepared("rebuilt")
+        let forced = try prepared("forced")
+        sync()
+        benchmark.startMeasurement()
+        let caughtUp = try milliseconds { try spotlite.catchUp() }
+        benchmark.stopMeasurement()
+        sync()
+        let rebuild = try milliseconds { try rebuilt.rebuild() }
+        sync()
+        var report: StoreIndexer.Report?
+        let forcing = try milliseconds { report = try forced.catchUp(rebuildShare: .infinity) }
+        benchmark.measurement(rebuildTime, Int(rebuild))
+        benchmark.measurement(forcedTime, Int(forcing))
+        benchmark.measurement(versusRebuild, percent(caughtUp, of: rebuild))
+        benchmark.measurement(forcedVersusRebuild, percent(forcing, of: rebuild))
+        let changes = Double(report?.changesApplied ?? 0)
+        benchmark.measurement(forcedDocuments, percent(Double(report?.documentsWritten ?? 0), of: changes))
+    }
+}
+
+/// `spotlite search WORD --format ids` as a whole process on the Debian corpus (the release binary `make build`
+/// makes: process start, store and index open, the search, the output), next to `spotlite --version` (process
+/// start alone). Skipped, with a note, when the binary is missing.
+func searchProcessBenchmark() {
+    let startOnly = metric("--version µs")
+    Benchmark(
+        "Search as a process, spotlite search WORD --format ids (Debian corpus)",
+        configuration: .init(
+            metrics: [.wallClock, startOnly], timeUnits: .microseconds, warmupIterations: 10,
+            maxDuration: .seconds(20), maxIterations: short ? 50 : 300)
+    ) { benchmark in
+        let binary = Fixture.repositoryRoot + "/.build/release/spotlite"
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            print("no \(binary): run `make build` first (make bench does)")
+            return
+        }
+        let fixture = try Fixture.prepared(.debian)
+        let words = ["dpkg", "security", "upload", "translation", "fix"]
+        let word = words[Int.random(in: 0..<words.count)]
+        let arguments = ["--store", fixture.storePath, "--index", fixture.indexPath, "search", word, "--format", "ids"]
+        benchmark.startMeasurement()
+        try ProcessTimer.run(binary, arguments)
+        benchmark.stopMeasurement()
+        benchmark.measurement(startOnly, Int(try microseconds { try ProcessTimer.run(binary, ["--version"]) }))
     }
 }
 
@@ -367,8 +447,10 @@ final class SearchRig: @unchecked Sendable {
 
 extension Corpus {
     var isLarge: Bool {
-        if case .synthetic(let items) = self { return items >= 100_000 }
-        return false
+        switch self {
+        case .synthetic(let items), .dictionary(let items): return items >= 100_000
+        case .debian: return false
+        }
     }
 }
 

@@ -9,11 +9,14 @@ public enum Corpus: Sendable, CustomStringConvertible {
     case debian
     /// ``SyntheticCorpus`` with this many items (1,000 projects).
     case synthetic(Int)
+    /// ``DictionaryCorpus`` with this many items (1,000 projects).
+    case dictionary(Int)
 
     public var description: String {
         switch self {
         case .debian: return "Debian corpus"
         case .synthetic(let items): return "synthetic \(items / 1_000)k"
+        case .dictionary(let items): return "dictionary Zipf \(items / 1_000)k"
         }
     }
 
@@ -21,6 +24,7 @@ public enum Corpus: Sendable, CustomStringConvertible {
         switch self {
         case .debian: return "debian"
         case .synthetic(let items): return "synthetic-\(items)"
+        case .dictionary(let items): return "dictionary-\(items)"
         }
     }
 
@@ -39,6 +43,8 @@ public enum Corpus: Sendable, CustomStringConvertible {
             return data
         case .synthetic(let items):
             return SyntheticCorpus(items: items).jsonLines()
+        case .dictionary(let items):
+            return try DictionaryCorpus(items: items).jsonLines()
         }
     }
 }
@@ -52,7 +58,7 @@ public struct Fixture: Sendable {
     public var storePath: String { directory + "/tracker.sqlite" }
     public var indexPath: String { directory + "/index" }
 
-    static let repositoryRoot: String = {
+    public static let repositoryRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { url.deleteLastPathComponent() }
         return url.path
