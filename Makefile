@@ -9,10 +9,14 @@ MAN_PAGE = .build/plugins/GenerateManual/outputs/spotlite/spotlite.1
 # Seconds each fuzz target runs in `make fuzz`.
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build run test man install install-man bench bench-short relevance relevance-check fuzz clean
+.PHONY: deps test-deps build run test man install install-man install-desktop openapi api-check bench bench-short bench-serve relevance \
+	relevance-check fuzz clean
 
 deps:
 	@scripts/install-deps.sh
+
+test-deps:
+	@scripts/install-test-deps.sh
 
 # -static-stdlib: the Swift runtime and Foundation linked in halve process start (16.7 → 8.3 ms median on
 # this 2-core machine), which every command pays, for a 90 MB binary instead of 20 MB.
@@ -22,8 +26,9 @@ build: deps
 run: build
 	@scripts/run-default.sh
 
-# The manual page is made from the debug build the tests use, and checked by them (ManualTests).
-test: deps
+# The manual page is made from the debug build the tests use, and checked by them (ManualTests). The tests also
+# drive Debian's chromium (through Playwright) and xdg-open: test-deps installs them.
+test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) package generate-manual --configuration debug >/dev/null
 	$(SWIFT) test --skip-build
@@ -31,9 +36,30 @@ test: deps
 man: deps
 	$(SWIFT) package generate-manual --configuration debug
 
-# User-level: ~/.local/bin/spotlite and ~/.local/share/man/man1/spotlite.1 (`man spotlite`).
+# User-level: ~/.local/bin/spotlite, ~/.local/share/man/man1/spotlite.1 (`man spotlite`), the handler of tracker://
+# links (~/.local/share/applications/spotlite.desktop, for `xdg-open tracker://…`) and the systemd user unit of
+# `spotlite serve` (~/.config/systemd/user/spotlite-serve.service).
 install: build man install-man
 	install -D -m 0755 .build/release/spotlite $(PREFIX)/bin/spotlite
+	scripts/install-desktop.sh $(PREFIX)
+
+install-desktop:
+	scripts/install-desktop.sh $(PREFIX)
+
+# The service under load: wrk on loopback against `spotlite serve` on the Debian corpus (a mix of searches and
+# resolves, a writer at 20 changes/s), the same searches as processes, and edit → subscriber latency.
+bench-serve: build
+	scripts/bench-serve.sh
+
+# Schemathesis against the API's OpenAPI description, served by a scratch `spotlite serve` (CI runs it after the
+# tests, on the debug build they leave; API_CHECK_FLAGS adds schemathesis options, e.g. --phases fuzzing).
+API_CHECK_FLAGS ?= --phases coverage,fuzzing --max-examples 30
+api-check:
+	scripts/api-check.sh .build/debug/spotlite $(API_CHECK_FLAGS)
+
+# The server's OpenAPI description is Sources/SpotliteServer/Resources/openapi.json; this embeds it in the binary.
+openapi:
+	scripts/embed-openapi.sh
 
 install-man:
 	install -D -m 0644 $(MAN_PAGE) $(PREFIX)/share/man/man1/spotlite.1

@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .executable(name: "spotlite", targets: ["spotlite"]),
         .library(name: "SpotliteCLI", targets: ["SpotliteCLI"]),
+        .library(name: "SpotliteServer", targets: ["SpotliteServer"]),
+        .library(name: "SpotliteJSON", targets: ["SpotliteJSON"]),
         .library(name: "Indexer", targets: ["Indexer"]),
         .library(name: "SearchIndex", targets: ["SearchIndex"]),
         .library(name: "TrackerStore", targets: ["TrackerStore"]),
@@ -23,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
     ],
     targets: [
         // The only code that includes xapian.h: a C API whose every entry point catches all C++ exceptions.
@@ -37,10 +42,27 @@ let package = Package(
             name: "Indexer",
             dependencies: ["TrackerStore", "SearchIndex", .product(name: "Logging", package: "swift-log")]
         ),
+        // The JSON documents tools read (search, resolve, status, subscriptions): one definition for the CLI and
+        // the server.
+        .target(name: "SpotliteJSON", dependencies: ["Indexer", "TrackerStore"]),
+        // `spotlite serve`: the HTTP API, subscriptions' event streams, the search page. Above Indexer, beside the
+        // CLI (whose `serve` command only starts it), so neither the store nor the index learns HTTP.
+        .target(
+            name: "SpotliteServer",
+            dependencies: [
+                "Indexer", "SpotliteJSON",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Resources"]  // openapi.json, embedded in OpenAPISpec.swift (scripts/embed-openapi.sh)
+        ),
         .target(
             name: "SpotliteCLI",
             dependencies: [
-                "Indexer",
+                "Indexer", "SpotliteJSON", "SpotliteServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

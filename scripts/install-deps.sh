@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Spotlite needs, if any is missing: Xapian (library, headers, tools),
 # SQLite (library, headers, the sqlite3 shell the end-to-end tests drive), and the word list the benchmarks'
-# dictionary corpus draws from (wamerican: /usr/share/dict/words).
+# dictionary corpus draws from (wamerican: /usr/share/dict/words), and the load tools of the benchmarks (wrk,
+# hyperfine). Given package names instead, installs those (install-test-deps.sh does).
 set -euo pipefail
-packages=(libxapian-dev xapian-tools libsqlite3-dev sqlite3 wamerican)
+packages=(libxapian-dev xapian-tools libsqlite3-dev sqlite3 wamerican wrk hyperfine)
+if [ $# -gt 0 ]; then packages=("$@"); fi
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

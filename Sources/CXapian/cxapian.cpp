@@ -583,6 +583,21 @@ cxapian_query *cxapian_query_new_term(const char *term, size_t length) {
     }
 }
 
+cxapian_query *cxapian_query_new_any_term(const char *terms, size_t length) {
+    try {
+        std::vector<Xapian::Query> leaves;
+        size_t start = 0;
+        for (size_t i = 0; i < length; ++i) {
+            if (terms[i] != '\0') continue;
+            if (i > start) leaves.emplace_back(std::string(terms + start, i - start));
+            start = i + 1;
+        }
+        return new cxapian_query{Xapian::Query(Xapian::Query::OP_OR, leaves.begin(), leaves.end())};
+    } catch (...) {
+        return nullptr;
+    }
+}
+
 cxapian_query *cxapian_query_new_match_all(void) {
     return new (std::nothrow) cxapian_query{Xapian::Query::MatchAll};
 }
@@ -796,6 +811,7 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     enquire.set_weighting_scheme(weight);
     Xapian::MultiValueKeyMaker keys;  // the enquire points at it until get_mset
     set_order(enquire, options, keys);
+    if (options->time_limit > 0) enquire.set_time_limit(options->time_limit);
     for (auto &facet : result.facets) enquire.add_matchspy(facet.second.get());
     result.mset = enquire.get_mset(options->first, options->max_items, options->check_at_least);
     enquire.clear_matchspies();
@@ -851,7 +867,11 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     if (options->ranking == nullptr) {
         Xapian::Query whole = bonus.empty() ? query->query
                                             : Xapian::Query(Xapian::Query::OP_AND_MAYBE, query->query, bonus);
-        match_page(database->database, whole, Xapian::BM25Weight(), options, *result);
+        if (options->unweighted) {
+            match_page(database->database, whole, Xapian::BoolWeight(), options, *result);
+        } else {
+            match_page(database->database, whole, Xapian::BM25Weight(), options, *result);
+        }
         *out = result.release();
         return true;
     }
@@ -898,9 +918,11 @@ bool cxapian_mset_snippet(const cxapian_mset *mset, const char *text, size_t len
     CXAPIAN_GUARD_BEGIN
     *out = nullptr;
     *out_length = 0;
-    std::string snippet = mset->mset.snippet(std::string(text, length), snippet_length, Xapian::Stem("english"),
-                                             Xapian::MSet::SNIPPET_BACKGROUND_MODEL | Xapian::MSet::SNIPPET_EXHAUSTIVE |
-                                                 Xapian::MSet::SNIPPET_CJK_NGRAM,
+    // No background model: it looks up every word of the text in the index to weigh the words the query lacks,
+    // a third of a search's time with twenty long hits; the text given is already the window around the match.
+    static thread_local const Xapian::Stem english("english");
+    std::string snippet = mset->mset.snippet(std::string(text, length), snippet_length, english,
+                                             Xapian::MSet::SNIPPET_EXHAUSTIVE | Xapian::MSet::SNIPPET_CJK_NGRAM,
                                              hi_start, hi_end, omit);
     hand_out(snippet, out, out_length);
     CXAPIAN_GUARD_END(error)

@@ -27,12 +27,26 @@ public final class IndexWatcher: Sendable {
         /// Applied changes kept in the log behind the cursor (for other indexes of the store, and for people
         /// reading the log); older applied ones are pruned.
         public var logRetention: Int64 = StoreIndexer.defaultLogRetention
+        /// What the write lock says keeps the index live (`spotlite watch`, `spotlite serve`), for those it turns away.
+        public var purpose = IndexWatcher.purpose
+        /// Called (on the watcher's thread) with the ids of the subscriptions that got events after a batch: each
+        /// subscription is brought to the index's cursor after every batch, before the log is pruned.
+        public var onSubscriptionEvents: (@Sendable ([String]) -> Void)?
 
         public init() {}
     }
 
     /// The write lock's purpose while a watcher holds it.
     public static let purpose = "spotlite watch"
+    /// The write lock's purpose while `spotlite serve` keeps the index live (with a watcher of its own).
+    public static let servePurpose = "spotlite serve"
+    /// The purposes of processes that keep an index live: each turns the others away.
+    public static let livePurposes: Set<String> = [purpose, servePurpose]
+
+    /// After a wake that found no change, how long the watcher keeps looking (every ``recheckInterval``) for a
+    /// commit that was written but not yet visible.
+    static let recheckWindow: TimeInterval = 0.05
+    static let recheckInterval: TimeInterval = 0.002
 
     /// A batch whose oldest change waited at least this long is reported at info level.
     static let lagWorthReporting: Int64 = 2
@@ -57,7 +71,7 @@ public final class IndexWatcher: Sendable {
         self.indexer = indexer
         self.options = options
         self.logger = logger
-        lock = try indexer.acquireLock(timeout: lockTimeout, purpose: Self.purpose)
+        lock = try indexer.acquireLock(timeout: lockTimeout, purpose: options.purpose)
         storeFile = FileIdentity(path: indexer.store.path)
         do {
             notifier = try ChangeNotifier(storePath: indexer.store.path, indexRoot: indexer.location.root)
@@ -85,6 +99,8 @@ public final class IndexWatcher: Sendable {
             ])
         var failures = 0
         var failingSince: Date?
+        var woke = false
+        var recheckUntil: Date?
         var prunedThrough = (try? indexer.store.read { try $0.logPrunedThrough() }) ?? 0
         while !notifier.isStopped {
             if try followReplacedStore() {
@@ -92,7 +108,20 @@ public final class IndexWatcher: Sendable {
             }
             if !lock.isIntact { try recreateRemovedDirectory(&live) }
             do {
+                let before = live.cursor
                 try applyPending(&live)
+                // A wake that found nothing new may have come before the commit was visible: SQLite writes the WAL
+                // (the file event) before it publishes the commit in the shared-memory index (no file event). Look
+                // again a few times over the next milliseconds rather than at the next idle wake, a second later.
+                if live.cursor != before {
+                    recheckUntil = nil
+                } else if woke, recheckUntil == nil {
+                    recheckUntil = Date().addingTimeInterval(Self.recheckWindow)
+                } else if let until = recheckUntil, Date() >= until {
+                    recheckUntil = nil
+                }
+                woke = false
+                try followSubscriptions(through: live.cursor)
                 // Prune in steps of `logRetention` entries, not a delete per batch.
                 if live.cursor - prunedThrough > 2 * options.logRetention {
                     let removed = try indexer.pruneAppliedChanges(through: live.cursor, keeping: options.logRetention)
@@ -134,11 +163,14 @@ public final class IndexWatcher: Sendable {
                 if notifier.wait(timeout: pause) == .stopped { break }
                 continue
             }
-            switch notifier.wait(timeout: options.idleInterval) {
+            switch notifier.wait(timeout: recheckUntil == nil ? options.idleInterval : Self.recheckInterval) {
             case .stopped:
                 break
             case .changed:
+                woke = true
                 if options.gatherDelay > 0 { Thread.sleep(forTimeInterval: options.gatherDelay) }
+            case .timedOut where recheckUntil != nil:
+                continue
             case .timedOut:
                 if let problem = readerProblem() {
                     replace(&live, reason: "the index cannot be read (\(problem))")
@@ -149,6 +181,31 @@ public final class IndexWatcher: Sendable {
             }
         }
         logger.info("stopped", metadata: ["cursor": "\(live.cursor)"])
+    }
+
+    /// The reader subscriptions are followed with, reopened at each batch.
+    nonisolated(unsafe) private var subscriptionReader: SearchReader?
+    /// The cursor subscriptions were last brought to.
+    nonisolated(unsafe) private var subscriptionsCursor: Int64 = -1
+
+    /// Brings the store's subscriptions to `cursor` (the index's, committed), and says which got events. A store
+    /// without subscriptions costs one small read per batch.
+    private func followSubscriptions(through cursor: Int64) throws(IndexerError) {
+        guard cursor != subscriptionsCursor else { return }
+        let reader: SearchReader
+        if let open = subscriptionReader, (try? open.reopen()) != nil {
+            reader = open
+        } else {
+            do {
+                reader = try indexer.openReader()
+            } catch {
+                throw IndexerError(error, path: indexer.location.root)
+            }
+            subscriptionReader = reader
+        }
+        let updated = try indexer.updateSubscriptions(reader: reader)
+        subscriptionsCursor = cursor
+        if !updated.isEmpty { options.onSubscriptionEvents?(updated) }
     }
 
     /// `2026-11-23T10:00:00Z`.
@@ -177,7 +234,7 @@ public final class IndexWatcher: Sendable {
         }
         let acquired: WriterLock?
         do {
-            acquired = try WriterLock.acquire(at: indexer.location.lockPath, timeout: 0, purpose: Self.purpose)
+            acquired = try WriterLock.acquire(at: indexer.location.lockPath, timeout: 0, purpose: options.purpose)
         } catch {
             throw IndexerError(.index, "cannot lock the new index directory \(root): \(error)")
         }
@@ -395,12 +452,16 @@ extension StoreIndexer {
     /// Applied changes kept in the log behind an index's cursor before `index` or `watch` prunes them.
     public static let defaultLogRetention: Int64 = 10_000
 
-    /// The pid of the `spotlite watch` keeping this index live, if one is.
+    /// The pid of the `spotlite watch` or `spotlite serve` keeping this index live, if one is.
     public func liveWatcher() -> Int32? {
-        guard let holder = WriterLock.holder(at: location.lockPath), holder.purpose == IndexWatcher.purpose else {
-            return nil
-        }
-        return holder.pid
+        liveHolder()?.pid
+    }
+
+    /// The process keeping this index live (`spotlite watch` or `spotlite serve`) and which it is, if one is.
+    public func liveHolder() -> (pid: Int32, purpose: String)? {
+        guard let holder = WriterLock.holder(at: location.lockPath), IndexWatcher.livePurposes.contains(holder.purpose)
+        else { return nil }
+        return (holder.pid, holder.purpose)
     }
 
     /// Waits until the index has applied every change the store had logged when called — for a watcher to

@@ -43,17 +43,39 @@ public struct Snippet: Sendable, Equatable {
     /// The text without marks.
     public var plain: String { highlighted(start: "", end: "") }
 
-    /// The text with each matched word between `start` and `end`.
+    /// The text with each matched word between `start` and `end`. (One pass over the scalars: a server writes
+    /// twenty of these per search.)
     public func highlighted(start: String, end: String) -> String {
-        marked.replacingOccurrences(of: Self.markStart, with: start).replacingOccurrences(of: Self.markEnd, with: end)
+        var out = String.UnicodeScalarView()
+        for scalar in marked.unicodeScalars {
+            switch scalar {
+            case Self.markStartScalar: out.append(contentsOf: start.unicodeScalars)
+            case Self.markEndScalar: out.append(contentsOf: end.unicodeScalars)
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     /// The matched words, in order.
     public var matches: [String] {
-        marked.components(separatedBy: Self.markStart).dropFirst().compactMap {
-            $0.components(separatedBy: Self.markEnd).first
+        var words: [String] = []
+        var word: String.UnicodeScalarView?
+        for scalar in marked.unicodeScalars {
+            switch scalar {
+            case Self.markStartScalar: word = String.UnicodeScalarView()
+            case Self.markEndScalar:
+                if let done = word { words.append(String(done)) }
+                word = nil
+            default: word?.append(scalar)
+            }
         }
+        if let open = word { words.append(String(open)) }  // a mark left open runs to the end
+        return words
     }
+
+    static let markStartScalar: Unicode.Scalar = "\u{2}"
+    static let markEndScalar: Unicode.Scalar = "\u{3}"
 }
 
 /// A hit resolved against the store: the current row behind the document.

@@ -36,6 +36,8 @@ public final class StoreIndexer: Sendable {
         public var cursor: Int64 = 0
         /// The `spotlite watch` process that keeps the index live, when it did the work instead.
         public var keptLiveBy: Int32?
+        /// What that process is: `spotlite watch` or `spotlite serve`.
+        public var keptLiveByPurpose: String?
         /// Documents Xapian refused (and why); the rest of their batch was applied.
         public var skipped: [Skipped] = []
 
@@ -65,15 +67,16 @@ public final class StoreIndexer: Sendable {
         rebuildShare: Double = rebuildShare, progress: Progress? = nil
     ) throws(IndexerError) -> Report {
         try claimLocation()
-        if let pid = liveWatcher() {
+        if let live = liveHolder() {
             guard let cursor = try waitUntilCurrent(timeout: lockTimeout) else {
                 throw IndexerError(
                     .locked,
-                    "`spotlite watch` (process \(pid)) keeps the index \(location.root) live but has not caught up with the store in \(Int(lockTimeout)) s; see its log")
+                    "`\(live.purpose)` (process \(live.pid)) keeps the index \(location.root) live but has not caught up with the store in \(Int(lockTimeout)) s; see its log")
             }
             var report = Report()
             report.cursor = cursor
-            report.keptLiveBy = pid
+            report.keptLiveBy = live.pid
+            report.keptLiveByPurpose = live.purpose
             return report
         }
         let target = try lastChange()
@@ -131,10 +134,10 @@ public final class StoreIndexer: Sendable {
 
     func acquireLock(timeout: TimeInterval, purpose: String) throws(IndexerError) -> WriterLock {
         try claimLocation()
-        if let pid = liveWatcher() {
+        if let live = liveHolder() {
             // It holds the lock for as long as it runs: waiting would only time out.
-            let holder = "kept live by `spotlite watch` (process \(pid))"
-            let message = purpose == IndexWatcher.purpose
+            let holder = "kept live by `\(live.purpose)` (process \(live.pid))"
+            let message = IndexWatcher.livePurposes.contains(purpose)
                 ? "the index \(location.root) is already \(holder); stop it first, or give this one another --index"
                 : "the index \(location.root) is \(holder); stop it for `\(purpose)`, then start it again"
             throw IndexerError(.locked, message)

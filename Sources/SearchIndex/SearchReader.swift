@@ -61,6 +61,7 @@ public final class SearchReader {
         options.hitValueSlot = ValueSlot.uniqueIdentifier
         options.ranking = request.ranking.fielded
         options.rescoreWindow = request.ranking.rescoreWindow
+        options.timeLimit = request.timeLimit
         // Counts are exact up to this many matches ("about" only beyond), and facets count every match.
         options.checkAtLeast = max(request.offset + request.limit, SearchRequest.exactTotalUpTo)
         if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }
@@ -94,6 +95,39 @@ public final class SearchReader {
         let results = try search(SearchQuery(text: uniqueIdentifier, query: query), window)
         let own = results.hits.first { $0.uniqueIdentifier == uniqueIdentifier }
         return (results.excluding(uniqueIdentifier, offset: request.offset, limit: request.limit), own?.score)
+    }
+
+    /// Which of `identifiers` the query matches now (a subscription's look at rows that changed). Unknown
+    /// identifiers match nothing.
+    public func matching(_ query: SearchQuery, among identifiers: some Collection<String>) throws(SearchIndexError)
+        -> Set<String>
+    {
+        guard !identifiers.isEmpty else { return [] }
+        var found = Set<String>()
+        for chunk in Array(identifiers).chunked(1_000) {
+            let restricted = try xapian { () throws(XapianError) in
+                try query.query.combined(.filter, with: Query(anyOf: chunk.map { TermPrefix.uniqueIdentifier + $0 }))
+            }
+            found.formUnion(try everyMatch(restricted, limit: chunk.count))
+        }
+        return found
+    }
+
+    /// Every document the query matches, or nil if there are more than `limit` (a subscription's first results).
+    public func allMatches(_ query: SearchQuery, limit: Int) throws(SearchIndexError) -> Set<String>? {
+        let found = try everyMatch(query.query, limit: limit + 1)
+        return found.count > limit ? nil : found
+    }
+
+    /// The identifiers of the first `limit` matches of `query`, in no particular order (weights are not computed).
+    private func everyMatch(_ query: Query, limit: Int) throws(SearchIndexError) -> Set<String> {
+        var options = MatchOptions()
+        options.limit = limit
+        options.checkAtLeast = limit
+        options.hitValueSlot = ValueSlot.uniqueIdentifier
+        options.unweighted = true
+        let matches = try retrying { () throws(XapianError) in try database.match(query, options: options) }
+        return Set(matches.hits.map(\.data))
     }
 
     /// Whether `word` occurs in any title or detail (as typed, lowercased), so a spelling correction of it
@@ -173,5 +207,12 @@ public final class SearchReader {
                 throw SearchIndexError(error)
             }
         }
+    }
+}
+
+
+extension Array {
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

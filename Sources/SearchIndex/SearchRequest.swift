@@ -68,6 +68,9 @@ public struct SearchRequest: Sendable {
     public var facets: [SearchFacet] = []
     /// How relevance is computed (the default is what Spotlite ships; the relevance harness varies it).
     public var ranking: SearchRanking = .standard
+    /// Seconds after which matching stops (the page is then the best of the matches examined so far); 0 for none.
+    /// `spotlite serve` bounds each search with it.
+    public var timeLimit = 0.0
 
     public init(offset: Int = 0, limit: Int = 20, sort: SearchSort = .relevance, reverse: Bool = false,
                 facets: [SearchFacet] = []) {

@@ -56,7 +56,8 @@ struct IndexCommand: ParsableCommand {
                 Output.note("spotlite: warning: skipped \(skipped.uri): \(skipped.reason)")
             }
             if let watcher = report.keptLiveBy {
-                Output.line("index is kept live by spotlite watch (process \(watcher)); cursor \(report.cursor)")
+                let holder = report.keptLiveByPurpose ?? IndexWatcher.purpose
+                Output.line("index is kept live by \(holder) (process \(watcher)); cursor \(report.cursor)")
                 return
             }
             try indexer.pruneAppliedChanges(through: report.cursor, keeping: Int64(keepLog))

@@ -1,3 +1,4 @@
+import SpotliteJSON
 import ArgumentParser
 import Foundation
 import TrackerStore
@@ -37,7 +38,7 @@ struct ResolveCommand: ParsableCommand {
         let readsInput = uris == ["-"]
         let texts = readsInput ? try running { try Input.records(separatedBy: null ? 0 : 0x0A) } : uris
         let store = try running { try options.openStore() }
-        var worst: ExitStatus = .success
+        var worst: ErrorCode?
         var found: [(TrackerURI, StoreEntity)] = []
         for text in texts {
             do {
@@ -47,7 +48,7 @@ struct ResolveCommand: ParsableCommand {
                 let failure = CLIError.from(error)
                 Output.note("spotlite: \(failure.message)")
                 // Report the most serious failure: malformed input outranks a foreign or missing URI.
-                if worst == .success || failure.status == .usage { worst = failure.status }
+                if worst == nil || failure.status == .usage { worst = failure.status }
             }
         }
         switch format {
@@ -64,7 +65,7 @@ struct ResolveCommand: ParsableCommand {
                 Output.line(Self.text(entity, uri: uri))
             }
         }
-        if worst != .success { throw ExitCode(worst.rawValue) }
+        if let worst { throw ExitCode(worst.rawValue) }
     }
 
     static let priorityNames = [1: "low", 2: "medium", 3: "high"]

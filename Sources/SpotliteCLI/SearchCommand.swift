@@ -1,3 +1,4 @@
+import SpotliteJSON
 import ArgumentParser
 import Foundation
 import Indexer
@@ -133,7 +134,7 @@ struct SearchCommand: ParsableCommand {
             SearchTextPrinter(terminal: terminal).print(outcome)
         }
         // A page past the end of some matches is not "nothing found".
-        if outcome.hits.isEmpty && outcome.total == 0 { throw ExitCode(ExitStatus.noResults.rawValue) }
+        if outcome.hits.isEmpty && outcome.total == 0 { throw ExitCode(ErrorCode.noResults.rawValue) }
     }
 
     /// What a search says about the index on stderr before its hits: built first, behind, read-only.

@@ -1,3 +1,4 @@
+import SpotliteJSON
 import ArgumentParser
 import Foundation
 import Indexer
@@ -59,6 +60,6 @@ struct SimilarCommand: ParsableCommand {
         case .text:
             SearchTextPrinter(terminal: .current).print(outcome)
         }
-        if outcome.hits.isEmpty && outcome.total == 0 { throw ExitCode(ExitStatus.noResults.rawValue) }
+        if outcome.hits.isEmpty && outcome.total == 0 { throw ExitCode(ErrorCode.noResults.rawValue) }
     }
 }

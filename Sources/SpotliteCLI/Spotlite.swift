@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SpotliteJSON
 
 /// The `spotlite` command tree.
 public struct Spotlite: ParsableCommand {
@@ -14,7 +15,8 @@ public struct Spotlite: ParsableCommand {
         subcommands: [
             InitCommand.self, ImportCommand.self, ExportCommand.self, AddCommand.self, EditCommand.self,
             CompleteCommand.self, ReopenCommand.self, DeleteCommand.self, IndexCommand.self, SearchCommand.self,
-            SimilarCommand.self, ResolveCommand.self, StatusCommand.self, VerifyCommand.self, WatchCommand.self,
+            SimilarCommand.self, ResolveCommand.self, OpenCommand.self, StatusCommand.self, VerifyCommand.self,
+            WatchCommand.self, ServeCommand.self, SubscribeCommand.self,
         ]
     )
 
@@ -28,9 +30,9 @@ public struct Spotlite: ParsableCommand {
             let arguments = try normalized(arguments ?? Array(CommandLine.arguments.dropFirst()))
             var command = try parseAsRoot(arguments)
             try command.run()
-            terminate(ExitStatus.success.rawValue)
+            terminate(ExitCode.success.rawValue)
         } catch is ExitQuietly {
-            terminate(ExitStatus.success.rawValue)
+            terminate(ExitCode.success.rawValue)
         } catch let error as ExitCode {
             terminate(error.rawValue)
         } catch let error as CLIError {
@@ -41,11 +43,11 @@ public struct Spotlite: ParsableCommand {
             if parserCode == .success {
                 // --help and --version.
                 Output.line(fullMessage(for: error))
-                terminate(ExitStatus.success.rawValue)
+                terminate(ExitCode.success.rawValue)
             }
             if isParserError(error) {
                 Output.note("spotlite: " + oneLine(message(for: error), arguments: arguments))
-                terminate(ExitStatus.usage.rawValue)
+                terminate(ErrorCode.usage.rawValue)
             }
             let failure = CLIError.from(error)
             Output.note("spotlite: \(failure.message)")
@@ -182,7 +184,7 @@ func terminate(_ status: Int32) -> Never {
     Output.flush()
     if let failure = Output.failure, failure != EPIPE {
         if !Output.failureThrown { Output.note("spotlite: \(Output.writeError(failure).message)") }
-        Foundation.exit(ExitStatus.usage.rawValue)
+        Foundation.exit(ErrorCode.usage.rawValue)
     }
     Foundation.exit(status)
 }

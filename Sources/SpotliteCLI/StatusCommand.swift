@@ -1,3 +1,4 @@
+import SpotliteJSON
 import ArgumentParser
 import Foundation
 import Indexer
@@ -16,24 +17,7 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         let status = try running { try options.openIndexer().status() }
         if format == .json {
-            Output.line(JSON.object([
-                ("store", .string(status.storePath)),
-                ("store_uuid", .string(status.storeID)),
-                ("index", .string(status.indexPath)),
-                ("projects", .int(status.projects)),
-                ("items", .int(status.items)),
-                ("last_change", .int(Int(status.lastChange))),
-                ("index_exists", .bool(status.indexExists)),
-                ("indexed_documents", status.indexedDocuments.map { .int($0) } ?? .null),
-                ("cursor", status.cursor.map { .int(Int($0)) } ?? .null),
-                ("changes_behind", status.changesBehind.map { .int($0) } ?? .null),
-                ("needs_rebuild", status.needsRebuild.map { .string($0) } ?? .null),
-                ("oldest_pending_seconds", status.oldestPendingAge.map { .int(Int($0)) } ?? .null),
-                ("writer_pid", status.writer.map { .int(Int($0.pid)) } ?? .null),
-                ("watcher_pid", status.watcher.map { .int(Int($0)) } ?? .null),
-                ("writer_state", status.writerState.map { .string($0) } ?? .null),
-                ("index_problem", status.indexProblem.map { .string($0) } ?? .null),
-            ]).text)
+            Output.line(StatusJSON.status(status).text)
             return
         }
         Output.line("store:      \(status.storePath)")
@@ -122,6 +106,6 @@ struct VerifyCommand: ParsableCommand {
                 Output.line("note: the index is \(count(report.changesBehind, "change")) behind; `spotlite index` applies them")
             }
         }
-        if !report.isClean { throw ExitCode(ExitStatus.noResults.rawValue) }
+        if !report.isClean { throw ExitCode(ErrorCode.noResults.rawValue) }
     }
 }

@@ -40,13 +40,7 @@ struct WatchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "spotlite.watch")
+        let logger = Logger.toStandardError(label: "spotlite.watch", level: logLevel)
         var watchOptions = IndexWatcher.Options()
         watchOptions.batchSize = batchSize
         watchOptions.logRetention = Int64(keepLog)
@@ -107,3 +101,16 @@ func blockOn(_ body: @escaping @Sendable () async throws -> Void) throws {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+extension Logger {
+    /// Sends every logger of the process to stderr at `level` (once per process: the logging system is bootstrapped
+    /// once), and returns the command's own.
+    static func toStandardError(label: String, level: Logger.Level) -> Logger {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: label)
+    }
+}

@@ -170,6 +170,13 @@ extension TrackerStore {
             let removed = db.changesCount
             try db.execute(
                 sql: "UPDATE store_info SET log_pruned_through = max(log_pruned_through, ?)", arguments: [sequence])
+            // Subscriptions' events are kept as long as the changes behind them.
+            if try db.tableExists("subscription_events") {
+                try db.execute(sql: "DELETE FROM subscription_events WHERE seq <= ?", arguments: [sequence])
+                try db.execute(
+                    sql: "UPDATE subscriptions SET events_pruned_through = max(events_pruned_through, ?)",
+                    arguments: [sequence])
+            }
             return removed
         }
     }

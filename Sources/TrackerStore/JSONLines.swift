@@ -203,6 +203,19 @@ public enum JSONLines {
 
     /// A JSON string literal.
     public static func quote(_ text: String) -> String {
+        // Most text needs no escape: one pass over its bytes finds out (U+2028/2029 are E2 80 A8/A9 in UTF-8).
+        var clean = true
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F
+                || (previous == (0xE2, 0x80) && (byte == 0xA8 || byte == 0xA9))
+            {
+                clean = false
+                break
+            }
+            previous = (previous.1, byte)
+        }
+        if clean { return "\"" + text + "\"" }
         var out = "\""
         out.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {

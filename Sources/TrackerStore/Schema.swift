@@ -7,7 +7,7 @@ import GRDB
 /// keys off.
 enum Schema {
     /// The schema version this build writes; a store with a newer one is refused.
-    static let version = 2
+    static let version = 3
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -17,12 +17,48 @@ enum Schema {
         migrator.registerMigration("v2") { db in
             try db.execute(sql: v2)
         }
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: v3)
+        }
         return migrator
     }
 
-    /// Migrations that only guard writes (triggers): a store without them reads the same, so a read-only store
-    /// that lacks them can still be searched.
-    static let readCompatibleMigrations: Set<String> = ["v2"]
+    /// Migrations that only guard writes (triggers) or add what only `serve` and `subscribe` write (v3's
+    /// subscriptions): a store without them reads the same, so a read-only store that lacks them can still be
+    /// searched.
+    static let readCompatibleMigrations: Set<String> = ["v2", "v3"]
+
+    /// Saved-query subscriptions (`serve`, `subscribe`): each query once (by its normalised text), the results it
+    /// had at its cursor, and the events that moved them. Not tracker data: no change log, no export.
+    static let v3 = """
+        CREATE TABLE subscriptions (
+            id TEXT PRIMARY KEY NOT NULL,
+            query TEXT NOT NULL,
+            syntax TEXT NOT NULL DEFAULT 'spotlite' CHECK (syntax IN ('spotlite', 'spotlight')),
+            normalized TEXT NOT NULL,
+            -- the change-log position its members and events are at
+            cursor INTEGER NOT NULL DEFAULT 0,
+            -- events with seq <= this were pruned with the change log: a client that resumes before it is reset
+            events_pruned_through INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL DEFAULT (\(now)),
+            UNIQUE (syntax, normalized)
+        );
+        CREATE TABLE subscription_members (
+            subscription_id TEXT NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+            entity TEXT NOT NULL CHECK (entity IN ('project', 'item')),
+            entity_id TEXT NOT NULL,
+            PRIMARY KEY (subscription_id, entity, entity_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE subscription_events (
+            subscription_id TEXT NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            n INTEGER NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('added', 'changed', 'removed', 'reset')),
+            entity TEXT NOT NULL,
+            entity_id TEXT NOT NULL,
+            PRIMARY KEY (subscription_id, seq, n)
+        ) WITHOUT ROWID;
+        """
 
     /// A timestamp in the store's form, `YYYY-MM-DDTHH:MM:SSZ` (UTC, years 0001–9999), that names a real
     /// instant: a round trip through `julianday` gives it back unchanged (it would turn 2024-02-31 into 2024-03-02

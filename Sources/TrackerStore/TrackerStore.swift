@@ -106,6 +106,19 @@ public final class TrackerStore: Sendable {
         }
     }
 
+    /// This store again, read-only: nothing done through it can change the store (a server's readers). Opened by
+    /// SQLite alone: reading the file's header again, as ``open(at:)`` does, would close a descriptor of the file in
+    /// this process, and POSIX then drops every lock SQLite holds on it here, so this handle's readers would miss
+    /// what the other writes.
+    public func readOnlyHandle() throws(StoreError) -> TrackerStore {
+        do {
+            let pool = try DatabasePool(path: path, configuration: Self.configuration(readOnly: true))
+            return TrackerStore(path: path, pool: pool, uuid: uuid, isReadOnly: true)
+        } catch {
+            throw StoreError.wrap(error, path: path)
+        }
+    }
+
     /// Opens a store the user cannot write. SQLite needs the `-shm` file of a WAL database; where it cannot be made
     /// (a read-only directory or mount) and no writer can be running, the file is opened as immutable.
     private static func openReadOnly(at path: String) throws(StoreError) -> TrackerStore {

@@ -28,11 +28,16 @@ public struct MatchOptions: Sendable {
     public var hitValueSlot: UInt32?
     /// How to rank: the two-field ranking, or nil for Xapian's BM25 over the query as given.
     public var ranking: FieldedRanking?
+    /// Without a ``ranking``: weigh nothing, for matches wanted as a set (faster; hits come in index order).
+    public var unweighted = false
     /// With ``ranking``, in relevance order and a bonus (see ``Database/match(_:bonus:options:)``): the bonus and the
     /// title similarity are weighed only for this many of the best matches without them (or the page, if it reaches
     /// further), which the whole query then ranks — a search engine's rescoring window. 0 weighs them for every
     /// match.
     public var rescoreWindow = 0
+    /// Seconds after which Xapian stops examining matches (the page is then the best of those examined, the
+    /// counts estimates); 0 for no limit.
+    public var timeLimit = 0.0
 
     public init() {}
 }
@@ -166,9 +171,11 @@ extension Database {
                             sort_keys: keyBuffer.baseAddress, sort_key_count: keyBuffer.count,
                             by_relevance_first: options.relevanceFirst, docids_descending: options.docidsDescending,
                             facet_slots: slotBuffer.baseAddress, facet_slot_count: slotBuffer.count,
-                            check_at_least: UInt32(clamping: options.checkAtLeast), ranking: fielded,
+                            check_at_least: UInt32(clamping: options.checkAtLeast),
+                            unweighted: options.unweighted, ranking: fielded,
                             bonus: bonus?.handle,
-                            rescore_window: UInt32(clamping: options.rescoreWindow))
+                            rescore_window: UInt32(clamping: options.rescoreWindow),
+                            time_limit: options.timeLimit)
                         try withExtendedLifetime(bonus) { () throws(XapianError) in
                             try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
                         }

@@ -31,6 +31,17 @@ public final class Query: CustomStringConvertible {
         self.init(handle: handle)
     }
 
+    /// A query for the documents indexed by any of `terms` (none for no terms). Terms hold no NUL byte.
+    public convenience init(anyOf terms: [String]) {
+        var buffer: [CChar] = []
+        for term in terms {
+            buffer += term.utf8CString  // each with its terminating NUL
+        }
+        let handle = buffer.withUnsafeBufferPointer { cxapian_query_new_any_term($0.baseAddress, $0.count) }
+        guard let handle else { fatalError("out of memory allocating a Xapian query") }
+        self.init(handle: handle)
+    }
+
     /// A query that matches every document.
     public static func matchAll() -> Query {
         guard let handle = cxapian_query_new_match_all() else { fatalError("out of memory allocating a Xapian query") }

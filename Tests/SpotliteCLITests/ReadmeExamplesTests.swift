@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Every example of the README's "Query syntax" section, run on samples/, prints exactly what the README shows.
+/// Every example of the README's "Query syntax" section, run on samples/, prints exactly what the README shows; so
+/// does every example of "The service", run against a real `spotlite serve` on samples/.
 /// When a change to the output is intended, run the tests with SPOTLITE_UPDATE_README=1 and review the README's diff.
 @Suite struct ReadmeExamplesTests {
     struct Example {
@@ -12,11 +13,13 @@ import TestSupport
 
     static let readmePath = Repository.root + "/README.md"
 
-    /// The `$ spotlite …` lines of the section's console blocks, each with the lines shown after it; with
+    /// The lines of the section's console blocks that begin with `prompt`, each with the lines shown after it; with
     /// `outputs`, the README with each example's lines replaced by its output instead.
-    static func examples(replacingWith outputs: [String]? = nil) throws -> (examples: [Example], readme: String) {
+    static func examples(
+        in section: String = "## Query syntax", prompt: String = "$ spotlite ", replacingWith outputs: [String]? = nil
+    ) throws -> (examples: [Example], readme: String) {
         let readme = try String(contentsOfFile: readmePath, encoding: .utf8)
-        guard let start = readme.range(of: "## Query syntax"),
+        guard let start = readme.range(of: section),
             let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex)
         else { return ([], readme) }
         var examples: [Example] = []
@@ -24,7 +27,7 @@ import TestSupport
         var inBlock = false
         for line in readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false) {
             if line == "```console" || line == "```" { inBlock = line != "```" }
-            if inBlock && line.hasPrefix("$ spotlite ") {
+            if inBlock && line.hasPrefix(prompt) {
                 examples.append(Example(command: String(line.dropFirst(2)), expected: ""))
                 if let outputs {
                     rewritten += [line] + outputs[examples.count - 1].split(separator: "\n", omittingEmptySubsequences: false).dropLast()
@@ -62,6 +65,46 @@ import TestSupport
         }
         if ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_README"] == "1" {
             try Self.examples(replacingWith: outputs).readme.write(toFile: Self.readmePath, atomically: true, encoding: .utf8)
+            return
+        }
+        for (example, output) in zip(examples, outputs) {
+            #expect(output == example.expected, "README example: \(example.command); rerun with SPOTLITE_UPDATE_README=1 to accept")
+        }
+    }
+
+    static let serviceSection = "## The service: `spotlite serve`"
+
+    /// The section's `$ …` lines run in order in one shell (so `id=$(…)` carries over), with `spotlite` on the PATH,
+    /// against a server on samples/: its address, the store's path and UUID are put where the README has
+    /// `127.0.0.1:7700`, `~/.local/share/spotlite/tracker.sqlite` and `<store-uuid>`, and back in the output.
+    @Test func everyServiceExamplePrintsWhatTheREADMEShows() throws {
+        let examples = try Self.examples(in: Self.serviceSection, prompt: "$ ").examples
+        #expect(examples.count >= 6)
+        let cli = CLI.withSamples()
+        let uuid = try #require(cli.json(cli("status", "--format", "json")).flatMap { ($0 as? [String: Any])?["store_uuid"] as? String })
+        let server = try ServerProcess(cli)
+        let address = "127.0.0.1:\(server.port)"
+        let separator = "\u{1E}"
+        let script = examples.map { example in
+            let command = example.command
+                .replacingOccurrences(of: "127.0.0.1:7700", with: address)
+                .replacingOccurrences(of: "~/.local/share/spotlite/tracker.sqlite", with: cli.storePath)
+                .replacingOccurrences(of: "<store-uuid>", with: uuid)
+            return "{ \(command)\n} 2>&1; printf '\(separator)'"
+        }.joined(separator: "\n")
+        var environment = cli.environment
+        let binaries = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
+        environment["PATH"] = binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let result = TestSupport.run(["bash", "-c", script], environment: environment)
+        let outputs = result.stdout.components(separatedBy: separator).dropLast().map { output in
+            let shown = output.replacingOccurrences(of: uuid, with: "<store-uuid>").replacingOccurrences(of: address, with: "127.0.0.1:7700")
+            return shown.isEmpty || shown.hasSuffix("\n") ? shown : shown + "\n"
+        }
+        #expect(server.stop() == 0)
+        try #require(outputs.count == examples.count, "\(result.stdout)\n\(result.stderr)")
+        if ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_README"] == "1" {
+            try Self.examples(in: Self.serviceSection, prompt: "$ ", replacingWith: Array(outputs)).readme
+                .write(toFile: Self.readmePath, atomically: true, encoding: .utf8)
             return
         }
         for (example, output) in zip(examples, outputs) {

@@ -193,6 +193,9 @@ typedef enum {
 } cxapian_query_op;
 
 cxapian_query *cxapian_query_new_term(const char *term, size_t length);
+/** The OR of the terms in `terms`: `length` bytes of NUL-terminated terms, one after another. NULL only when out of
+ *  memory. */
+cxapian_query *cxapian_query_new_any_term(const char *terms, size_t length);
 cxapian_query *cxapian_query_new_match_all(void);
 cxapian_query *cxapian_query_new_match_nothing(void);
 /** A new query `left op right`; the operands stay owned by the caller. */
@@ -335,6 +338,8 @@ typedef struct {
     size_t facet_slot_count;
     /** Examine at least this many matches (the document count makes totals and facets exact). */
     uint32_t check_at_least;
+    /** Without a ranking: weigh nothing (Xapian's BoolWeight), for matches wanted as a set. */
+    bool unweighted;
     /** The two-field ranking; NULL ranks the query as given with Xapian's BM25. */
     const cxapian_fielded_ranking *ranking;
     /** Extra weight for the matches it matches too (e.g. the words as an exact phrase); NULL for none. It never
@@ -344,6 +349,9 @@ typedef struct {
      *  for this many of the best matches without them (or the page, if it reaches further), which are then ranked
      *  by the whole query, as a search engine's rescoring window does; 0 weighs them for every match. */
     uint32_t rescore_window;
+    /** Seconds after which Xapian stops examining matches (Enquire::set_time_limit: the page is then the best of
+     *  those examined, the counts estimates); 0 for no limit. */
+    double time_limit;
 } cxapian_enquire_options;
 
 bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,

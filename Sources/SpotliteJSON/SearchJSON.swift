@@ -1,13 +1,14 @@
 import Indexer
 import TrackerStore
 
-/// The JSON of `search --format json|jsonl`, described by `Sources/SpotliteCLI/Schemas/search-v1.schema.json`.
-/// Fields are only ever added; a breaking change gets a new ``schema`` name.
-enum SearchJSON {
+/// The JSON of `search --format json|jsonl` and of the server's `/v1/search`, described by
+/// `Sources/SpotliteCLI/Schemas/search-v1.schema.json`. Fields are only ever added; a breaking change gets a new
+/// ``schema`` name.
+public enum SearchJSON {
     /// Names the schema of the document; tools check it before reading.
-    static let schema = "spotlite.search/1"
+    public static let schema = "spotlite.search/1"
 
-    static func outcome(_ outcome: SearchOutcome) -> JSON {
+    public static func outcome(_ outcome: SearchOutcome) -> JSON {
         .object([
             ("schema", .string(schema)),
             ("query", .string(outcome.query)),
@@ -34,7 +35,7 @@ enum SearchJSON {
     }
 
     /// One hit: the row's fields, its score, and the snippet of its detail where the query matched.
-    static func hit(_ hit: ResolvedHit) -> JSON {
+    public static func hit(_ hit: ResolvedHit) -> JSON {
         var pairs: [(String, JSON)] = [("uri", .string(hit.uri.description))]
         switch hit.entity {
         case .item(let item, let project):
@@ -42,11 +43,7 @@ enum SearchJSON {
                 ("kind", .string("item")),
                 ("title", .string(item.title)),
                 ("project", EntityJSON.projectReference(project, storeID: hit.uri.storeID)),
-                ("priority", .int(item.priority)),
-                ("completed", .bool(item.isCompleted)),
-                ("created", .string(item.createdAt)),
-                ("modified", .string(item.modifiedAt)),
-            ]
+            ] + EntityJSON.state(of: item)
         case .project(let project):
             pairs += [
                 ("kind", .string("project")),

@@ -2,7 +2,7 @@ import Indexer
 import TrackerStore
 
 /// A JSON value with keys in the order given, so output is stable for tools and golden tests.
-indirect enum JSON {
+public indirect enum JSON: Sendable {
     case string(String)
     case int(Int)
     case double(Double)
@@ -11,7 +11,8 @@ indirect enum JSON {
     case array([JSON])
     case object([(String, JSON)])
 
-    var text: String {
+    /// The value as compact JSON text.
+    public var text: String {
         switch self {
         case .string(let value): return JSONLines.quote(value)
         case .int(let value): return String(value)
@@ -25,17 +26,27 @@ indirect enum JSON {
     }
 }
 
-/// The JSON form of store rows, shared by `search` and `resolve`.
-enum EntityJSON {
+/// The JSON form of store rows, shared by `search` and `resolve` (and the server's items, projects and resolve).
+public enum EntityJSON {
     /// `{"uri": …, "title": …}` of an item's project, in `resolve` and `search` output alike.
-    static func projectReference(_ project: Project, storeID: String) -> JSON {
+    public static func projectReference(_ project: Project, storeID: String) -> JSON {
         .object([
             ("uri", .string(TrackerURI(storeID: storeID, kind: .project, entityID: project.id).description)),
             ("title", .string(project.title)),
         ])
     }
 
-    static func json(_ entity: StoreEntity, uri: TrackerURI) -> JSON {
+    /// An item's state, the last fields of its `resolve` and `search` objects alike.
+    static func state(of item: Item) -> [(String, JSON)] {
+        [
+            ("priority", .int(item.priority)),
+            ("completed", .bool(item.isCompleted)),
+            ("created", .string(item.createdAt)),
+            ("modified", .string(item.modifiedAt)),
+        ]
+    }
+
+    public static func json(_ entity: StoreEntity, uri: TrackerURI) -> JSON {
         var pairs: [(String, JSON)] = [("uri", .string(uri.description))]
         switch entity {
         case .item(let item, let project):
@@ -45,11 +56,7 @@ enum EntityJSON {
                 ("title", .string(item.title)),
                 ("detail", .string(item.detail)),
                 ("project", projectReference(project, storeID: uri.storeID)),
-                ("priority", .int(item.priority)),
-                ("completed", .bool(item.isCompleted)),
-                ("created", .string(item.createdAt)),
-                ("modified", .string(item.modifiedAt)),
-            ]
+            ] + state(of: item)
         case .project(let project):
             pairs += [
                 ("kind", .string("project")),

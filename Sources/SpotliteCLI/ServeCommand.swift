@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import Indexer
+import Logging
+import SpotliteServer
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the store: the JSON API, saved-query subscriptions, the search page, and a live index.",
+        discussion: """
+            One process per store: it keeps the index live as `spotlite watch` does (the two turn each other away) \
+            and answers from long-lived readers. Listens on 127.0.0.1:7700 unless --listen says otherwise; an \
+            address beyond loopback needs --token-file. The API is described at /openapi.json; the page is at /. \
+            SIGTERM and SIGINT stop it gracefully (requests in flight finish; event streams end) and it exits 0. \
+            Logs go to stderr.
+            """
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Option(help: ArgumentHelp("The address to listen on: HOST:PORT, [IPv6]:PORT; port 0 takes a free one.", valueName: "host:port"))
+    var listen = "127.0.0.1:7700"
+
+    @Option(help: ArgumentHelp(
+        "A file whose first line is the bearer token every request must carry (needed beyond loopback).",
+        valueName: "path"))
+    var tokenFile: String?
+
+    @Option(help: ArgumentHelp("The one origin allowed to call the API from a browser (CORS).", valueName: "origin"))
+    var cors: String?
+
+    @Option(help: ArgumentHelp("Subscription event streams open at once; more are answered 429.", valueName: "n"))
+    var maxEventStreams = ServerOptions().maximumEventStreams
+
+    @Option(help: ArgumentHelp(
+        "Seconds a search may take: matching stops then and the request is answered 503.", valueName: "seconds"))
+    var searchTimeLimit = ServerOptions().searchTimeLimit
+
+    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        if ServerOptions.parseListen(listen) == nil {
+            throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:7700, not '\(listen)'")
+        }
+        if maxEventStreams < 1 { throw ValidationError("--max-event-streams must be at least 1") }
+        if !(searchTimeLimit > 0 && searchTimeLimit <= 3600) {
+            throw ValidationError("--search-time-limit takes seconds above 0 and at most 3600")
+        }
+    }
+
+    func serverOptions() throws -> ServerOptions {
+        var server = ServerOptions()
+        guard let (host, port) = ServerOptions.parseListen(listen) else {
+            throw CLIError("--listen takes HOST:PORT, e.g. 127.0.0.1:7700, not '\(listen)'", status: .usage)
+        }
+        (server.host, server.port) = (host, port)
+        server.corsOrigin = cors
+        server.maximumEventStreams = maxEventStreams
+        server.searchTimeLimit = searchTimeLimit
+        if let tokenFile {
+            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                throw CLIError("cannot read --token-file \(tokenFile); put the token on its first line", status: .usage)
+            }
+            let token = text.split(whereSeparator: \.isNewline).first.map(String.init)?
+                .trimmingCharacters(in: .whitespaces) ?? ""
+            guard token.count >= 16 else {
+                throw CLIError("the token in \(tokenFile) is shorter than 16 characters; use a long random one "
+                    + "(e.g. `openssl rand -hex 32 > \(tokenFile)`)", status: .usage)
+            }
+            server.token = token
+        }
+        return server
+    }
+
+    func run() throws {
+        let logger = Logger.toStandardError(label: "spotlite.serve", level: logLevel)
+        let server = try running { try serverOptions() }
+        let (store, index) = try running { () throws -> (String, String) in
+            let store = try options.openStore()
+            return (store.path, options.indexPath(for: store))
+        }
+        let served = try running {
+            do {
+                return try SpotliteServer(storePath: store, indexPath: index, options: server, logger: logger)
+            } catch let error as ServerError {
+                throw CLIError(error.message, status: .usage)
+            }
+        }
+        let address = ServeAddress(indexPath: index)
+        defer { address.remove() }
+        try running {
+            try blockOn {
+                try await served.run { url in
+                    address.write(url)
+                    logger.info("listening on \(url)", metadata: ["store": "\(store)", "index": "\(index)"])
+                }
+            }
+        }
+    }
+}
+
+/// Where a running `serve` listens, kept in its index directory so that `spotlite open --browser` finds its page.
+struct ServeAddress {
+    let path: String
+
+    init(indexPath: String) { path = indexPath + "/serve-address" }
+
+    func write(_ url: String) {
+        try? (url + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    func remove() { unlink(path) }
+
+    /// The address of the `serve` keeping `indexer`'s index live, if one does.
+    static func running(for indexer: StoreIndexer, indexPath: String) -> String? {
+        guard indexer.liveHolder()?.purpose == IndexWatcher.servePurpose,
+            let text = try? String(contentsOfFile: ServeAddress(indexPath: indexPath).path, encoding: .utf8)
+        else { return nil }
+        let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return url.hasPrefix("http://") ? url : nil
+    }
+}
