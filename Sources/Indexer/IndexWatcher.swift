@@ -309,15 +309,30 @@ public final class IndexWatcher: Sendable {
     /// (`live` is then closed, and the next attempt opens or rebuilds again).
     @discardableResult
     private func replace(_ live: inout LiveIndex, reason: String) -> Bool {
+        // A removed directory is made again by the loop (``recreateRemovedDirectory(_:)``), not rebuilt in place.
+        if !lock.isIntact { return false }
         logger.error("rebuilding the index from the store: \(reason)")
         live.close()
         do {
             live = try rebuild(reason: reason)
             return true
         } catch {
+            // `rm -rf` of the index directory empties it before removing it: what looked like damage, and the
+            // rebuild that failed in it, were the removal, which the loop now follows.
+            if isBeingRemoved(within: 1) { return false }
             logger.error("the rebuild failed: \(error)")
             return false
         }
+    }
+
+    /// Whether the lock's directory is gone, or goes within `seconds`.
+    private func isBeingRemoved(within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while lock.isIntact {
+            if Date() >= deadline { return false }
+            usleep(20_000)
+        }
+        return true
     }
 
     private func rebuild(reason: String) throws(IndexerError) -> LiveIndex {
