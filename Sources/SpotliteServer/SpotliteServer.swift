@@ -102,7 +102,7 @@ struct LiveIndexService: Service {
         thread.name = "spotlite serve watcher"
         thread.start()
         // Wait for the server's graceful shutdown, or for the watcher to end on its own (which is a failure).
-        try await withGracefulShutdownHandler {
+        await withGracefulShutdownHandler {
             while !finished.isDone && !Task.isShuttingDownGracefully && !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: 100_000_000)
             }
