@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         // The only code that includes xapian.h: a C API whose every entry point catches all C++ exceptions.
@@ -66,6 +67,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // stores.toml, the named stores (`spotlite stores`).
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             exclude: ["Schemas"]  // the JSON schema of `search --format json`, checked by the tests
         ),

@@ -327,6 +327,16 @@ bool cxapian_database_open(const char *path, cxapian_database **out, cxapian_err
     CXAPIAN_GUARD_END(error)
 }
 
+bool cxapian_database_open_many(const char *const *paths, size_t count, cxapian_database **out,
+                                cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    Xapian::Database all;
+    for (size_t i = 0; i < count; ++i) all.add_database(Xapian::Database(paths[i]));
+    *out = new cxapian_database{all};
+    CXAPIAN_GUARD_END(error)
+}
+
 void cxapian_database_free(cxapian_database *database) { delete database; }
 
 bool cxapian_database_reopen(cxapian_database *database, bool *changed, cxapian_error **error) {
@@ -812,6 +822,7 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     Xapian::MultiValueKeyMaker keys;  // the enquire points at it until get_mset
     set_order(enquire, options, keys);
     if (options->time_limit > 0) enquire.set_time_limit(options->time_limit);
+    if (options->collapse) enquire.set_collapse_key(options->collapse_slot, 1);
     for (auto &facet : result.facets) enquire.add_matchspy(facet.second.get());
     result.mset = enquire.get_mset(options->first, options->max_items, options->check_at_least);
     enquire.clear_matchspies();
@@ -820,6 +831,20 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     result.estimated = result.mset.get_matches_estimated();
     result.lower_bound = result.mset.get_matches_lower_bound();
     result.upper_bound = result.mset.get_matches_upper_bound();
+    // Collapsing, Xapian counts distinct keys only among the matches it returns: past the page the counts stay
+    // estimates, however many it examined. Up to check_at_least matches, the whole list is fetched instead and
+    // the page cut from it, so the total is exact there as it is without collapsing.
+    // (At most 10,000: facets examine every match, but a list of all of them is not worth an exact total.)
+    const Xapian::doccount exact_up_to = std::min<Xapian::doccount>(options->check_at_least, 10000);
+    if (options->collapse && result.lower_bound != result.upper_bound && result.lower_bound <= exact_up_to) {
+        Xapian::MSet all = enquire.get_mset(0, exact_up_to + 1);
+        const Xapian::doccount count = all.size();
+        if (count > exact_up_to) return;  // more than that: the page's estimates stand
+        result.mset = all;
+        result.page_first = std::min<Xapian::doccount>(options->first, count);
+        result.page_size = std::min<Xapian::doccount>(options->max_items, count - result.page_first);
+        result.estimated = result.lower_bound = result.upper_bound = count;
+    }
 }
 
 /// Rescoring: the best `window` matches of the base query (with its counts and facets), then those documents
@@ -889,7 +914,9 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     const bool extras = !fielded.bonus.empty();
     // A page far past the window is rare (and rescoring it would weigh every match anyway): the whole query then.
     const uint64_t page_end = uint64_t(options->first) + options->max_items;
-    if (options->rescore_window > 0 && by_relevance && extras && page_end <= uint64_t(options->rescore_window) * 10) {
+    // The window is a list of docids, which a multi-database's parts do not share: several stores rank in one pass.
+    const bool one_part = database->database.size() == 1;
+    if (options->rescore_window > 0 && one_part && by_relevance && extras && page_end <= uint64_t(options->rescore_window) * 10) {
         const auto window = static_cast<Xapian::doccount>(std::max<uint64_t>(options->rescore_window, page_end));
         match_rescored(database->database, fielded, weight, options, window, *result);
     } else {

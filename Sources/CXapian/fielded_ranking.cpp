@@ -123,14 +123,18 @@ std::string TitleBonusSource::get_description() const {
 
 // ---- WordSource ----
 
-WordSource::WordSource(std::string detail, std::string title, double idf, double k1, double b, double title_bonus)
-    : detail_(std::move(detail)), title_(std::move(title)), idf_(idf), k1_(k1), b_(b), title_bonus_(title_bonus) {}
+WordSource::WordSource(std::string detail, std::string title, double idf, double k1, double b, double title_bonus,
+                       double average_length)
+    : detail_(std::move(detail)), title_(std::move(title)), idf_(idf), k1_(k1), b_(b), title_bonus_(title_bonus),
+      average_length_(std::max(1.0, average_length)) {}
 
-WordSource *WordSource::clone() const { return new WordSource(detail_, title_, idf_, k1_, b_, title_bonus_); }
+WordSource *WordSource::clone() const {
+    return new WordSource(detail_, title_, idf_, k1_, b_, title_bonus_, average_length_);
+}
 
 void WordSource::init(const Xapian::Database &database) {
+    // `database` is one part of a multi-database: the average length stays the whole's, given when made.
     open(database, {detail_, title_});
-    average_length_ = std::max(1.0, database.get_avlength());
     // BM25 tends to idf × (k1 + 1) as tf grows.
     set_maxweight(idf_ * (k1_ + 1) + title_bonus_);
 }
@@ -393,7 +397,8 @@ class Rewriter {
         note(title, word_idf);
         if (either == 0) return bonus({title}, word_idf);  // matches nothing, as the pair did
         auto *source =
-            new WordSource(detail, title, word_idf, ranking_.k1, ranking_.b, ranking_.title_bonus * word_idf);
+            new WordSource(detail, title, word_idf, ranking_.k1, ranking_.b, ranking_.title_bonus * word_idf,
+                           database_.get_avlength());
         // The detail term stays in the query, weightless, for what reads the query's terms (snippet highlights).
         return Xapian::Query(Xapian::Query::OP_AND_MAYBE, Xapian::Query(source->release()),
                              Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, detail_query, 0.0));

@@ -116,7 +116,9 @@ class TitleBonusSource : public TermUnionSource {
 /// whose detail repeats its title once, and a title word weighs more than a detail word.
 class WordSource : public TermUnionSource {
   public:
-    WordSource(std::string detail, std::string title, double idf, double k1, double b, double title_bonus);
+    /// `average_length`: the documents' average length over the whole (multi-)database searched.
+    WordSource(std::string detail, std::string title, double idf, double k1, double b, double title_bonus,
+               double average_length);
 
     WordSource *clone() const override;
     void init(const Xapian::Database &database) override;

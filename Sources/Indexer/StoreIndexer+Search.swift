@@ -87,6 +87,11 @@ public struct ResolvedHit: Sendable, Equatable {
     /// For ``StoreIndexer/similar(to:options:)``: the score over the score of the item compared with, the most a
     /// hit could have (0…1; higher is more alike).
     public var likeness: Double?
+    /// In a search across stores (``StoreSet``): the name of the store whose copy this is.
+    public var store: String?
+    /// In a search across stores: the other stores that hold the same row (older copies, or equal ones later in
+    /// the set's order).
+    public var alsoIn: [String] = []
 }
 
 /// One facet's counts over all matches.
@@ -137,6 +142,10 @@ public struct SearchOutcome: Sendable {
     public var catchUp: StoreIndexer.Report?
     /// Why the index was searched as committed although it was behind (read-only to this user, a full disk).
     public var staleReason: String?
+    /// In a search across stores (``StoreSet``): the stores that could not answer, and why.
+    public var failures: [StoreFailure] = []
+    /// Whether this is the outcome of a search across stores (``StoreSet``).
+    public var isAcrossStores = false
 }
 
 extension StoreIndexer {
@@ -259,27 +268,7 @@ extension StoreIndexer {
     private func searchOnce(_ text: String, options: SearchOptions, on fresh: FreshReader) throws(IndexerError)
         -> SearchOutcome
     {
-        let searcher = fresh.reader
-        var query = try parse(text, options: options, reader: searcher)
-        var results = try indexer(location.root) { try searcher.search(query, options.request) }
-        var suggestion: String?
-        var searchedSuggestion = false
-        // Few or no hits: each word the index does not know is corrected on its own (Xapian's nearest word in the
-        // spelling table), the rest of the query kept as typed; the correction is offered only if it finds more.
-        if options.syntax == .spotlite, results.total <= Self.fewHits,
-            let corrected = try correctedSpelling(of: text, searcher), corrected != text
-        {
-            let correctedQuery = try parse(corrected, options: options, reader: searcher)
-            let correctedResults = try indexer(location.root) { try searcher.search(correctedQuery, options.request) }
-            if correctedResults.total > results.total {
-                suggestion = corrected
-                if options.correct {
-                    query = correctedQuery
-                    results = correctedResults
-                    searchedSuggestion = true
-                }
-            }
-        }
+        let (query, results, suggestion, searchedSuggestion) = try match(text, options: options, on: fresh.reader)
         let projects = results.total == 0 ? try projectSuggestions(for: query.projectTitles) : []
 
         var (hits, dropped) = try resolve(results.hits)
@@ -290,6 +279,24 @@ extension StoreIndexer {
             limit: options.request.limit, facets: try facetCounts(results), suggestion: suggestion,
             searchedSuggestion: searchedSuggestion, projectSuggestions: projects, dropped: dropped,
             changesBehind: fresh.behind, catchUp: fresh.catchUp, staleReason: fresh.staleReason)
+    }
+
+    /// Parses and matches `text` on `searcher`. Few or no hits: each word the index does not know is corrected on its
+    /// own (Xapian's nearest word in the spelling table), the rest of the query kept as typed; the correction is
+    /// offered only if it finds more, and searched instead with ``SearchOptions/correct``.
+    func match(_ text: String, options: SearchOptions, on searcher: SearchReader) throws(IndexerError)
+        -> (query: SearchQuery, results: SearchResults, suggestion: String?, searchedSuggestion: Bool)
+    {
+        let query = try parse(text, options: options, reader: searcher)
+        let results = try indexer(location.root) { try searcher.search(query, options.request) }
+        guard options.syntax == .spotlite, results.total <= Self.fewHits,
+            let corrected = try correctedSpelling(of: text, searcher), corrected != text
+        else { return (query, results, nil, false) }
+        let correctedQuery = try parse(corrected, options: options, reader: searcher)
+        let correctedResults = try indexer(location.root) { try searcher.search(correctedQuery, options.request) }
+        guard correctedResults.total > results.total else { return (query, results, nil, false) }
+        return options.correct
+            ? (correctedQuery, correctedResults, corrected, true) : (query, results, corrected, false)
     }
 
     /// Gives each hit a snippet of its detail where the query matched (`words` say where to look in a long one).

@@ -68,6 +68,7 @@ final class DocumentBuilder {
         try document.addValue(Array(item.domainIdentifier.utf8), slot: ValueSlot.domain)
         try document.addValue(Array(attributes.status.utf8), slot: ValueSlot.status)
         try document.addValue(Array(item.uniqueIdentifier.utf8), slot: ValueSlot.uniqueIdentifier)
+        try document.addValue(ValueSlot.entityKey(of: item.uniqueIdentifier), slot: ValueSlot.entity)
         return document
     }
 }

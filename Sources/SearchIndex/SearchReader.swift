@@ -21,17 +21,33 @@ public final class SearchReader {
     /// A rebuild that swaps the stub and removes the old generation while this reads the stub makes the open
     /// fail with files missing; it is then tried again on the new generation, up to ``retries`` times.
     public init(path: String) throws(SearchIndexError) {
+        database = try Self.opening { () throws(XapianError) in try Database(path: path) }
+        isCombined = false
+    }
+
+    /// `open()`, tried again (up to ``retries`` times) when files vanish under it: a rebuild swapped generations.
+    private static func opening(_ open: () throws(XapianError) -> Database) throws(SearchIndexError) -> Database {
         var attempt = 0
         while true {
             do {
-                database = try Database(path: path)
-                return
+                return try open()
             } catch where error.kind == .opening && attempt < Self.retries {
                 attempt += 1
             } catch {
                 throw SearchIndexError(error)
             }
         }
+    }
+
+    /// Whether this reads several indexes as one (``init(paths:)``): their copies of one entity are one hit.
+    public let isCombined: Bool
+
+    /// Opens the indexes at `paths` as one (Xapian's multi-database: term statistics over all, so scores compare),
+    /// for a search across stores. Hits that name the same entity (``ValueSlot/entityKey(of:)``) are collapsed to
+    /// the best ranked. `paths` must not be empty.
+    public init(paths: [String]) throws(SearchIndexError) {
+        database = try Self.opening { () throws(XapianError) in try Database(paths: paths) }
+        isCombined = true
     }
 
     /// Moves to the latest committed revision.
@@ -57,7 +73,8 @@ public final class SearchReader {
         options.sortKeys = request.sort.keys(reversed: request.reverse)
         options.relevanceFirst = request.sort == .relevance
         options.docidsDescending = !request.reverse
-        options.facetSlots = request.facets.map(\.slot)
+        options.facetSlots = Array(Set(request.facets.map(\.slot))).sorted()
+        if isCombined { options.collapseSlot = ValueSlot.entity }
         options.hitValueSlot = ValueSlot.uniqueIdentifier
         options.ranking = request.ranking.fielded
         options.rescoreWindow = request.ranking.rescoreWindow

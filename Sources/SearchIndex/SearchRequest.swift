@@ -38,10 +38,12 @@ public enum SearchFacet: String, CaseIterable, Sendable {
     case priority
     /// Matches per status ("open", "completed", "closed").
     case status
+    /// Matches per store (values are store UUIDs, from the project URIs): for searches across stores.
+    case store
 
     var slot: UInt32 {
         switch self {
-        case .project: return ValueSlot.domain
+        case .project, .store: return ValueSlot.domain
         case .priority: return ValueSlot.priority
         case .status: return ValueSlot.status
         }
@@ -51,6 +53,10 @@ public enum SearchFacet: String, CaseIterable, Sendable {
         switch self {
         case .priority: return String(Int(SortableNumber.decode(bytes)))
         case .project, .status: return String(decoding: bytes, as: UTF8.self)
+        case .store:
+            // tracker://<store-uuid>/project/<uuid>
+            let parts = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            return parts.count > 2 ? String(decoding: parts[2], as: UTF8.self) : String(decoding: bytes, as: UTF8.self)
         }
     }
 }
@@ -122,7 +128,9 @@ public final class SearchResults {
     /// Counts per value for each requested facet, most frequent first (ties by value), over all matches.
     public var facets: [(facet: SearchFacet, values: [(value: String, count: Int)])] {
         request.facets.map { facet in
-            let values = (matches.facets[facet.slot] ?? []).map { (value: facet.label($0.value), count: $0.count) }
+            var counts: [String: Int] = [:]
+            for value in matches.facets[facet.slot] ?? [] { counts[facet.label(value.value), default: 0] += value.count }
+            let values = counts.map { (value: $0.key, count: $0.value) }
             return (facet, values.sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value })
         }
     }

@@ -44,6 +44,35 @@ public enum ValueSlot {
     public static let uniqueIdentifier: UInt32 = 7
     /// How many distinct words the title has (Xapian sortable encoding), for the ranking's title similarity.
     public static let titleWords: UInt32 = 8
+    /// What the unique identifier names, without its store (``entityKey(of:)``): a search across several stores
+    /// collapses on it, so that an item copied into two stores is one hit.
+    public static let entity: UInt32 = 9
+
+    /// The unique identifier's last path component — what a URI of any store names (`tracker://<store>/item/<uuid>`
+    /// → the item's UUID) — a UUID packed in 16 bytes, anything else as it is.
+    public static func entityKey(of uniqueIdentifier: String) -> [UInt8] {
+        let last = uniqueIdentifier.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).last
+            .map(Array.init) ?? []
+        guard last.count == 36 else { return last }
+        var packed: [UInt8] = []
+        packed.reserveCapacity(16)
+        var high: UInt8?
+        for byte in last where byte != UInt8(ascii: "-") {
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            default: return last
+            }
+            if let first = high {
+                packed.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return packed.count == 16 && high == nil ? packed : last
+    }
 }
 
 /// The index layout: what the prefixes, slots and document shape mean.
@@ -52,7 +81,8 @@ public enum SearchIndexLayout {
     /// 4: folded, compound-expanded, CJK n-gram text; title terms with wdf 0; collation keys for titles.
     /// 5: an acronym's plural `s` stays with it (`APIs` is no longer `AP Is`).
     /// 6: spelling data for title words and words of two documents or more; title sort keys of 58 bytes.
-    public static let version = "6"
+    /// 7: the entity key (slot 9), on which a search across stores collapses copies of one item.
+    public static let version = "7"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
     /// Metadata key holding the client state of the last batch.

@@ -24,7 +24,7 @@ struct AddProject: ParsableCommand {
 
     func run() throws {
         try running {
-            let store = try options.openStore()
+            let store = try options.openStoreForWriting()
             let project = try store.addProject(title: title, detail: detail)
             Output.line(store.uri(.project, project.id).description)
         }
@@ -57,7 +57,7 @@ struct AddItem: ParsableCommand {
 
     func run() throws {
         let uri = try running {
-            let store = try options.openStore()
+            let store = try options.openStoreForWriting()
             let owner = try store.findProject(project)
             let item = try store.addItem(projectID: owner.id, title: title, detail: detail, priority: priority.value)
             return store.uri(.item, item.id)

@@ -32,7 +32,7 @@ struct EditCommand: ParsableCommand {
 
     func run() throws {
         try running {
-            let store = try options.openStore()
+            let store = try options.openStoreForWriting()
             let target = try parseURI(uri, in: store)
             switch target.kind {
             case .item:
@@ -87,7 +87,7 @@ struct ReopenCommand: ParsableCommand {
 
 private func setCompleted(_ completed: Bool, uris: [String], options: StoreOptions) throws {
     try running {
-        let store = try options.openStore()
+        let store = try options.openStoreForWriting()
         let targets = try uris.map { try parseURI($0, in: store) }
         for target in targets {
             switch target.kind {
@@ -112,7 +112,7 @@ struct DeleteCommand: ParsableCommand {
 
     func run() throws {
         try running {
-            let store = try options.openStore()
+            let store = try options.openStoreForWriting()
             let targets = try uris.map { try parseURI($0, in: store) }
             for target in targets {
                 switch target.kind {

@@ -24,7 +24,7 @@ struct ImportCommand: ParsableCommand {
             if file == "-" && Output.closedAtStart.contains(STDIN_FILENO) {
                 throw CLIError("cannot read standard input: it is closed; give a file, or pipe one in", status: .usage)
             }
-            let store = try options.openStore()
+            let store = try options.openStoreForWriting()
             let meter = ProgressMeter()
             let summary: ImportSummary
             do {

@@ -11,7 +11,9 @@ struct ResolveCommand: ParsableCommand {
             Give URIs as arguments, or - to read them from standard input, one a line (NUL-separated with --null): \
             spotlite search tap --format ids | spotlite resolve -. Exit status: 0 when every URI resolves (also \
             when none was given on standard input); 3 when one is not in the store (deleted); 2 when one is \
-            malformed; 4 when one belongs to another store. Every URI is still reported, each failure on stderr.
+            malformed; 4 when one belongs to a store that is neither the default nor a named one (see `spotlite \
+            stores`): URIs of named stores are resolved in them. With --stores, a row held by several of those \
+            stores is shown from the copy modified last. Every URI is still reported, each failure on stderr.
             """
     )
 
@@ -22,6 +24,11 @@ struct ResolveCommand: ParsableCommand {
 
     @Option(help: "text, json (one object for one URI argument, else an array), jsonl or ids.")
     var format: OutputFormat = .text
+
+    @Option(help: ArgumentHelp(
+        "Look for each row in these named stores too (all, or names separated by commas): the newest copy wins.",
+        valueName: "names"))
+    var stores: String?
 
     @Flag(name: [.customShort("0"), .customLong("null")],
           help: "URIs on standard input are separated by NUL bytes, and ids/jsonl records end with one (xargs -0).")
@@ -37,13 +44,24 @@ struct ResolveCommand: ParsableCommand {
     func run() throws {
         let readsInput = uris == ["-"]
         let texts = readsInput ? try running { try Input.records(separatedBy: null ? 0 : 0x0A) } : uris
-        let store = try running { try options.openStore() }
+        let selection = try stores.map { try StoreCatalog.load().select($0, defaultStore: options.storePath) }
+        let router = StoreRouter(defaultPath: options.storePath, selection: selection)
+        // The default store alone (the common case) is opened as before: migrations, its own errors.
+        let primary = selection == nil ? try? options.openStore() : nil
         var worst: ErrorCode?
         var found: [(TrackerURI, StoreEntity)] = []
+        var stored: [(store: String, alsoIn: [String])?] = []
         for text in texts {
             do {
                 let uri = try TrackerURI(parsing: text)
-                found.append((uri, try store.entity(for: uri)))
+                if let primary, uri.storeID == primary.uuid {
+                    found.append((uri, try primary.entity(for: uri)))
+                    stored.append(nil)
+                } else {
+                    let row = try router.entity(for: uri)
+                    found.append((row.uri, row.entity))
+                    stored.append((row.store, row.alsoIn))
+                }
             } catch {
                 let failure = CLIError.from(error)
                 Output.note("spotlite: \(failure.message)")
@@ -55,14 +73,20 @@ struct ResolveCommand: ParsableCommand {
         case .ids:
             for (uri, _) in found { Output.record(uri.description, nullTerminated: null) }
         case .jsonl:
-            for (uri, entity) in found { Output.record(EntityJSON.json(entity, uri: uri).text, nullTerminated: null) }
+            for ((uri, entity), named) in zip(found, stored) {
+                Output.record(
+                    EntityJSON.json(entity, uri: uri, store: named?.store, alsoIn: named?.alsoIn ?? []).text,
+                    nullTerminated: null)
+            }
         case .json:
-            let objects = found.map { EntityJSON.json($0.1, uri: $0.0) }
+            let objects = zip(found, stored).map {
+                EntityJSON.json($0.0.1, uri: $0.0.0, store: $0.1?.store, alsoIn: $0.1?.alsoIn ?? [])
+            }
             Output.line((!readsInput && texts.count == 1 ? (objects.first ?? .null) : .array(objects)).text)
         case .text:
-            for (number, (uri, entity)) in found.enumerated() {
+            for (number, ((uri, entity), named)) in zip(found, stored).enumerated() {
                 if number > 0 { Output.line("") }
-                Output.line(Self.text(entity, uri: uri))
+                Output.line(Self.text(entity, uri: uri, store: named))
             }
         }
         if let worst { throw ExitCode(worst.rawValue) }
@@ -70,7 +94,7 @@ struct ResolveCommand: ParsableCommand {
 
     static let priorityNames = [1: "low", 2: "medium", 3: "high"]
 
-    static func text(_ entity: StoreEntity, uri: TrackerURI) -> String {
+    static func text(_ entity: StoreEntity, uri: TrackerURI, store: (store: String, alsoIn: [String])? = nil) -> String {
         var lines: [String] = []
         switch entity {
         case .item(let item, let project):
@@ -85,6 +109,7 @@ struct ResolveCommand: ParsableCommand {
                 "  created:   \(item.createdAt)",
                 "  modified:  \(item.modifiedAt)",
             ]
+            if let store { lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3) }
             if !item.detail.isEmpty { lines += ["", item.detail] }
         case .project(let project):
             lines = [
@@ -95,6 +120,7 @@ struct ResolveCommand: ParsableCommand {
                 "  created:   \(project.createdAt)",
                 "  modified:  \(project.modifiedAt)",
             ]
+            if let store { lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3) }
             if !project.detail.isEmpty { lines += ["", project.detail] }
         }
         return lines.joined(separator: "\n")

@@ -17,7 +17,10 @@ struct SearchCommand: ParsableCommand {
             priority:1|2..3|>=2, created:/modified: with dates (2024-05, 2024-01-01..2024-03-31, ..2023, today, \
             yesterday, -7d, this_week, last_month, …). Negate any filter with - or NOT. With --spotlight the \
             query is a Core Spotlight query string: title == "fix*"cd && priority >= 2. \
-            Exit status 0 with hits, 1 with none, 2 for a bad query.
+            With --stores, several stores are searched as one index; a store that fails is named on stderr (and \
+            in JSON's failures) while the others answer. \
+            Exit status 0 with hits, 1 with none, 2 for a bad query; with --stores, 7 when some stores failed and \
+            the others found nothing, 5 or 6 when none could answer (or any failed, with --strict).
             """
     )
 
@@ -56,6 +59,14 @@ struct SearchCommand: ParsableCommand {
     @Flag(help: "The query is a Core Spotlight query string (CSSearchQuery).")
     var spotlight = false
 
+    @Option(help: ArgumentHelp(
+        "Search these named stores as one: all, or names separated by commas (see `spotlite stores`).",
+        valueName: "names"))
+    var stores: String?
+
+    @Flag(help: "With --stores: any store that fails fails the search (exit 5 or 6) instead of being reported.")
+    var strict = false
+
     @Flag(help: "Print the parsed Xapian query and the filters applied.")
     var explain = false
 
@@ -75,6 +86,10 @@ struct SearchCommand: ParsableCommand {
         if query.isEmpty { throw ValidationError("give a query, e.g. spotlite search leaking tap") }
         if limit < 1 { throw ValidationError("--limit must be at least 1") }
         if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        if stores != nil && options.index != nil {
+            throw ValidationError("--index names one store's index; with --stores each store's index is in its default place")
+        }
+        if strict && stores == nil { throw ValidationError("--strict goes with --stores") }
         if reverse && sort == .relevance {
             throw ValidationError("--reverse needs --sort created, modified, priority or title")
         }
@@ -101,8 +116,17 @@ struct SearchCommand: ParsableCommand {
         search.onLargeBacklog = Output.largeBacklogNote
         search.snippets = format == .text || format == .json || format == .jsonl
         let text = query.joined(separator: " ")
-        let outcome = try running { try options.openIndexer().search(text, options: search) }
+        let outcome = try running {
+            if let stores {
+                let entries = try StoreCatalog.load().select(stores, defaultStore: options.storePath)
+                return try StoreCatalog.storeSet(entries).search(text, options: search, strict: strict)
+            }
+            return try options.openIndexer().search(text, options: search)
+        }
         let terminal = Terminal.current
+        for failure in outcome.failures {
+            Output.note("spotlite: store '\(failure.store)' failed (\(failure.code)): \(failure.message)")
+        }
         Self.printNotices(outcome)
         for project in outcome.projectSuggestions {
             let near = project.titles.isEmpty ? "" : "; did you mean " + project.titles.map { "'\($0)'" }.joined(separator: " or ") + "?"
@@ -134,7 +158,10 @@ struct SearchCommand: ParsableCommand {
             SearchTextPrinter(terminal: terminal).print(outcome)
         }
         // A page past the end of some matches is not "nothing found".
-        if outcome.hits.isEmpty && outcome.total == 0 { throw ExitCode(ErrorCode.noResults.rawValue) }
+        if outcome.hits.isEmpty && outcome.total == 0 {
+            // Nothing among the stores that answered, but some did not: not a plain "no hits".
+            throw ExitCode(outcome.failures.isEmpty ? ErrorCode.noResults.rawValue : ErrorCode.partial.rawValue)
+        }
     }
 
     /// What a search says about the index on stderr before its hits: built first, behind, read-only.
@@ -201,7 +228,8 @@ struct SearchTextPrinter {
                 Output.line(indent + shown)
             }
             let likeness = hit.likeness.map { "  likeness " + Self.likenessText($0) } ?? ""
-            Output.line(indent + terminal.dim(hit.uri.description) + likeness)
+            let store = hit.store.map { "  [\(([$0] + hit.alsoIn).joined(separator: ", "))]" } ?? ""
+            Output.line(indent + terminal.dim(hit.uri.description) + store + likeness)
         }
         for line in SearchCommand.facetLines(outcome) { Output.line(line) }
         if !outcome.hits.isEmpty {

@@ -9,14 +9,15 @@ public struct Spotlite: ParsableCommand {
         abstract: "Full-text search for tracker data: a store of projects and items, and a Xapian index that follows it.",
         discussion: """
             Exit codes: 0 success; 1 no hits (search) or differences (verify); 2 bad usage or input; \
-            3 not found; 4 URI of another store; 5 store problem; 6 index problem (or kept by a running watch).
+            3 not found; 4 URI of another store; 5 store problem; 6 index problem (or kept by a running watch); \
+            7 search --stores: nothing found, and some stores failed.
             """,
         version: "0.1.0",
         subcommands: [
             InitCommand.self, ImportCommand.self, ExportCommand.self, AddCommand.self, EditCommand.self,
             CompleteCommand.self, ReopenCommand.self, DeleteCommand.self, IndexCommand.self, SearchCommand.self,
             SimilarCommand.self, ResolveCommand.self, OpenCommand.self, StatusCommand.self, VerifyCommand.self,
-            WatchCommand.self, ServeCommand.self, SubscribeCommand.self,
+            WatchCommand.self, ServeCommand.self, SubscribeCommand.self, StoresCommand.self,
         ]
     )
 

@@ -24,6 +24,17 @@ struct StoreOptions: ParsableArguments {
         try TrackerStore.open(at: storePath)
     }
 
+    /// The store, for a command that writes to it: refused (exit 5, naming the store) when `stores.toml` names it
+    /// public.
+    func openStoreForWriting() throws -> TrackerStore {
+        if let entry = try StoreCatalog.load().publicEntry(at: storePath) {
+            throw CLIError(
+                "store '\(entry.name)' (\(entry.path)) is public: Spotlite does not write to it "
+                    + "(`spotlite stores add \(entry.name) PATH --role shared` changes its role)", status: .store)
+        }
+        return try openStore()
+    }
+
     func openIndexer() throws -> StoreIndexer {
         let store = try openStore()
         return StoreIndexer(store: store, indexPath: indexPath(for: store))

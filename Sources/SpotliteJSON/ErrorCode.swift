@@ -17,6 +17,8 @@ public enum ErrorCode: Int32, Sendable, CaseIterable {
     case store = 5
     /// The index is locked by another writer beyond the wait, or cannot be read or written.
     case index = 6
+    /// A search across stores (`--stores`) found nothing among the stores that answered, and some failed.
+    case partial = 7
 
     /// The error's code and its sentence, for any error of the layers below.
     public static func classify(_ error: any Error) -> (code: ErrorCode, message: String) {
@@ -55,6 +57,7 @@ public enum ErrorCode: Int32, Sendable, CaseIterable {
         case .foreignStore: return "foreign-store"
         case .store: return "store"
         case .index: return "index"
+        case .partial: return "partial"
         }
     }
 
@@ -64,7 +67,7 @@ public enum ErrorCode: Int32, Sendable, CaseIterable {
         switch self {
         case .noResults, .notFound, .foreignStore: return 404
         case .usage: return 400
-        case .store, .index: return 503
+        case .store, .index, .partial: return 503
         }
     }
 }

@@ -46,8 +46,10 @@ public enum EntityJSON {
         ]
     }
 
-    public static func json(_ entity: StoreEntity, uri: TrackerURI) -> JSON {
+    /// `store` and `alsoIn`: for a row found among named stores, the store's name and the other stores holding it.
+    public static func json(_ entity: StoreEntity, uri: TrackerURI, store: String? = nil, alsoIn: [String] = []) -> JSON {
         var pairs: [(String, JSON)] = [("uri", .string(uri.description))]
+        if let store { pairs += [("store", .string(store)), ("also_in", .array(alsoIn.map { .string($0) }))] }
         switch entity {
         case .item(let item, let project):
             pairs += [

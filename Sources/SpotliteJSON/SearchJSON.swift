@@ -9,7 +9,7 @@ public enum SearchJSON {
     public static let schema = "spotlite.search/1"
 
     public static func outcome(_ outcome: SearchOutcome) -> JSON {
-        .object([
+        var pairs: [(String, JSON)] = [
             ("schema", .string(schema)),
             ("query", .string(outcome.query)),
             ("parsed_query", .string(outcome.parsedQuery)),
@@ -31,7 +31,17 @@ public enum SearchJSON {
                 }))
             })),
             ("hits", .array(outcome.hits.map(hit))),
-        ])
+        ]
+        // A search across stores says which could not answer (an empty list when all did).
+        if outcome.hits.contains(where: { $0.store != nil }) || !outcome.failures.isEmpty || outcome.isAcrossStores {
+            pairs.append(("failures", .array(outcome.failures.map(failure))))
+        }
+        return .object(pairs)
+    }
+
+    /// A store that could not answer a search across stores.
+    public static func failure(_ failure: StoreFailure) -> JSON {
+        .object([("store", .string(failure.store)), ("code", .string(failure.code)), ("message", .string(failure.message))])
     }
 
     /// One hit: the row's fields, its score, and the snippet of its detail where the query matched.
@@ -57,6 +67,9 @@ public enum SearchJSON {
         }
         pairs.append(("score", .double(hit.score)))
         if let likeness = hit.likeness { pairs.append(("likeness", .double(likeness))) }
+        if let store = hit.store {
+            pairs += [("store", .string(store)), ("also_in", .array(hit.alsoIn.map { .string($0) }))]
+        }
         pairs += [
             ("snippet", hit.snippet.map { .string($0.plain) } ?? .null),
             ("highlights", .array((hit.snippet?.matches ?? []).map { .string($0) })),

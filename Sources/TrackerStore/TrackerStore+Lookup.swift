@@ -2,6 +2,14 @@
 public enum StoreEntity: Sendable, Equatable {
     case item(Item, project: Project)
     case project(Project)
+
+    /// When the row was last modified: which of two stores' copies is newer.
+    public var modifiedAt: String {
+        switch self {
+        case .item(let item, _): return item.modifiedAt
+        case .project(let project): return project.modifiedAt
+        }
+    }
 }
 
 extension TrackerStore {

@@ -80,7 +80,10 @@ public final class TrackerStore: Sendable {
     /// Throws ``StoreError/Code-swift.struct/missingStore`` if there is no file or an empty one (say how to make
     /// one), and ``StoreError/Code-swift.struct/notAStore`` if the file is not a Spotlite store (a directory, or
     /// another kind of file, which is left untouched).
-    public static func open(at path: String) throws(StoreError) -> TrackerStore {
+    ///
+    /// With `readOnly`, the store is opened read-only even when the user could write it (a public store: nothing,
+    /// not even a migration, is written to it).
+    public static func open(at path: String, readOnly: Bool = false) throws(StoreError) -> TrackerStore {
         switch try StoreFile.inspect(path) {
         case .missing:
             throw StoreError(.missingStore, "no store at \(path); create one with `spotlite init` (or pass --store)")
@@ -95,7 +98,7 @@ public final class TrackerStore: Sendable {
                 throw StoreError(.notAStore, "\(path) is not a Spotlite store (not an SQLite database)")
             }
         }
-        if !StoreFile.isWritable(path) { return try openReadOnly(at: path) }
+        if readOnly || !StoreFile.isWritable(path) { return try openReadOnly(at: path) }
         do {
             let pool = try DatabasePool(path: path, configuration: configuration())
             let uuid = try identify(pool, path: path, readOnly: false)

@@ -1,5 +1,13 @@
 import CXapian
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A read-only view of a Xapian database at one committed revision.
 ///
 /// Call ``reopen()`` to move to the latest revision; a search that throws ``XapianError/Kind-swift.struct/modified``
@@ -11,6 +19,18 @@ public final class Database {
     public init(path: String) throws(XapianError) {
         var handle: OpaquePointer?
         try check { cxapian_database_open(path, &handle, $0) }
+        self.handle = handle!
+    }
+
+    /// One database over all of `paths` (Xapian's multi-database): searched together, with term statistics over the
+    /// whole, so that scores compare across them. `paths` must not be empty.
+    public init(paths: [String]) throws(XapianError) {
+        var handle: OpaquePointer?
+        let copies = paths.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        try copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { buffer throws(XapianError) in
+            try check { cxapian_database_open_many(buffer.baseAddress, buffer.count, &handle, $0) }
+        }
         self.handle = handle!
     }
 

@@ -38,6 +38,9 @@ public struct MatchOptions: Sendable {
     /// Seconds after which Xapian stops examining matches (the page is then the best of those examined, the
     /// counts estimates); 0 for no limit.
     public var timeLimit = 0.0
+    /// Of the matches with equal values in this slot, only the best ranked is kept (Xapian's collapse key, one per
+    /// value); the counts are then of distinct values. Nil keeps every match.
+    public var collapseSlot: UInt32?
 
     public init() {}
 }
@@ -175,7 +178,8 @@ extension Database {
                             unweighted: options.unweighted, ranking: fielded,
                             bonus: bonus?.handle,
                             rescore_window: UInt32(clamping: options.rescoreWindow),
-                            time_limit: options.timeLimit)
+                            time_limit: options.timeLimit, collapse: options.collapseSlot != nil,
+                            collapse_slot: options.collapseSlot ?? 0)
                         try withExtendedLifetime(bonus) { () throws(XapianError) in
                             try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
                         }

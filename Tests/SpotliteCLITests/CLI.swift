@@ -26,6 +26,8 @@ struct CLI {
         [
             "SPOTLITE_STORE": storePath, "SPOTLITE_INDEX": indexPath,
             "XDG_DATA_HOME": directory.file("data"), "XDG_CACHE_HOME": directory.file("cache"),
+            // The named stores (stores.toml) are the test's own, never the user's.
+            "XDG_CONFIG_HOME": directory.file("config"),
         ]
     }
 

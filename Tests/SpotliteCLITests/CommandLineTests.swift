@@ -22,7 +22,7 @@ import TestSupport
         let result = cli("help", "foo")
         #expect(result.status == 2)
         #expect(result.stderr == "spotlite: there is no command 'foo'; the commands are add, complete, delete, edit, export, "
-            + "import, index, init, open, reopen, resolve, search, serve, similar, status, subscribe, verify, watch\n")
+            + "import, index, init, open, reopen, resolve, search, serve, similar, status, stores, subscribe, verify, watch\n")
         #expect(cli("help", "add", "item").status == 0)
     }
 

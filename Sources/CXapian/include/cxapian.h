@@ -85,6 +85,9 @@ typedef struct cxapian_database cxapian_database;
 
 /** Opens a database (or a stub database file, or a directory holding a XAPIANDB stub) for reading. */
 bool cxapian_database_open(const char *path, cxapian_database **out, cxapian_error **error);
+/** One database searching all of `paths` together (Xapian's multi-database: term statistics combined, so scores
+ *  are comparable across them). Docids interleave: docid d is (d - 1) % count + 1 of database (d - 1) / count. */
+bool cxapian_database_open_many(const char *const *paths, size_t count, cxapian_database **out, cxapian_error **error);
 void cxapian_database_free(cxapian_database *database);
 /** Reopens at the latest committed revision; *changed tells whether it moved. */
 bool cxapian_database_reopen(cxapian_database *database, bool *changed, cxapian_error **error);
@@ -352,6 +355,10 @@ typedef struct {
     /** Seconds after which Xapian stops examining matches (Enquire::set_time_limit: the page is then the best of
      *  those examined, the counts estimates); 0 for no limit. */
     double time_limit;
+    /** With collapse: of the matches with equal values in collapse_slot, only the best ranked is kept (Xapian's
+     *  Enquire::set_collapse_key with one per key); the counts are then of distinct values. */
+    bool collapse;
+    uint32_t collapse_slot;
 } cxapian_enquire_options;
 
 bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,

@@ -1,0 +1,262 @@
+import ArgumentParser
+import Foundation
+import Indexer
+import SpotliteJSON
+import TOMLKit
+import TrackerStore
+
+/// What a named store is to its user: their own, shared with them, or readable by everyone.
+enum StoreRole: String, Codable, CaseIterable, ExpressibleByArgument, Sendable {
+    case `private`
+    case shared
+    /// Read-only to Spotlite's write commands.
+    case `public`
+}
+
+/// The named stores (`spotlite stores`), kept in `$XDG_CONFIG_HOME/spotlite/stores.toml`:
+///
+/// ```toml
+/// [[stores]]
+/// name = "shared"
+/// path = "/home/me/shared/tracker.sqlite"
+/// role = "shared"
+/// ```
+///
+/// The order of the entries is the order of `stores list`, which breaks ties between copies of one item. The
+/// default store (`--store`, `$SPOTLITE_STORE`, the XDG data directory) needs no entry: it is `default`.
+struct StoreCatalog {
+    struct Entry: Codable, Equatable {
+        var name: String
+        var path: String
+        var role: StoreRole
+    }
+
+    /// The file's shape: an array of tables, so the order is kept.
+    private struct File: Codable {
+        var stores: [Entry]?
+    }
+
+    var entries: [Entry] = []
+
+    /// The name the default store goes by.
+    static let defaultName = "default"
+    /// A catalog larger than this is refused rather than read (it holds a few lines per store).
+    static let maximumBytes = 1 << 20
+
+    static var path: String {
+        let base = Paths.environment("XDG_CONFIG_HOME") ?? Paths.home + "/.config"
+        return base + "/spotlite/stores.toml"
+    }
+
+    /// The catalog, empty when the file does not exist.
+    static func load() throws -> StoreCatalog {
+        let path = Self.path
+        guard FileManager.default.fileExists(atPath: path) else { return StoreCatalog() }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CLIError("cannot read \(path); check its permissions", status: .usage)
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: maximumBytes + 1)) ?? Data()
+        guard data.count <= maximumBytes else {
+            throw CLIError("\(path) is over \(maximumBytes / 1024) KiB; it should list a few stores", status: .usage)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CLIError("\(path) is not UTF-8 text; fix or remove it", status: .usage)
+        }
+        let file: File
+        do {
+            file = try TOMLDecoder(strictDecoding: true).decode(File.self, from: text)
+        } catch let error as TOMLParseError {
+            throw CLIError(
+                "\(path): \(error.description) at line \(error.source.begin.line); fix or remove it", status: .usage)
+        } catch {
+            throw CLIError(
+                "\(path) is not a list of stores ([[stores]] with name, path and role: private, shared or public); fix or remove it",
+                status: .usage)
+        }
+        var catalog = StoreCatalog(entries: file.stores ?? [])
+        var names = Set<String>()
+        for entry in catalog.entries {
+            if let problem = Self.nameProblem(entry.name) { throw CLIError("\(path): \(problem)", status: .usage) }
+            guard names.insert(entry.name).inserted else {
+                throw CLIError("\(path) names the store '\(entry.name)' twice; remove one", status: .usage)
+            }
+        }
+        catalog.entries = catalog.entries.map { entry in
+            var entry = entry
+            entry.path = Self.absolute(entry.path)
+            return entry
+        }
+        return catalog
+    }
+
+    /// Writes the catalog whole to a temporary file beside it and renames it over the old one.
+    func save() throws {
+        let path = Self.path
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let text = "# Spotlite's named stores (`spotlite stores`); the order is the order ties are broken in.\n"
+                + (try TOMLEncoder().encode(File(stores: entries)))
+            let temporary = path + ".tmp-\(getpid())"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+            if rename(temporary, path) != 0 {
+                let reason = String(cString: strerror(errno))
+                unlink(temporary)
+                throw CLIError("cannot write \(path): \(reason)", status: .usage)
+            }
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("cannot write \(path): \(error.localizedDescription)", status: .usage)
+        }
+    }
+
+    /// Why `name` cannot name a store, or nil.
+    static func nameProblem(_ name: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+        if name.isEmpty || name.count > 64 || !name.allSatisfy(allowed.contains) || name.hasPrefix("-") {
+            return "store name '\(name)' must be 1–64 letters, digits, '-', '_' or '.', not starting with '-'"
+        }
+        if name == defaultName || name == "all" { return "'\(name)' is reserved; choose another store name" }
+        return nil
+    }
+
+    static func absolute(_ path: String) -> String {
+        let expanded = (path as NSString).expandingTildeInPath
+        let full = expanded.hasPrefix("/") ? expanded : FileManager.default.currentDirectoryPath + "/" + expanded
+        return (full as NSString).standardizingPath
+    }
+
+    /// The same file, however it is written (symbolic links resolved where the file exists).
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        func canonical(_ path: String) -> String {
+            let absolute = Self.absolute(path)
+            return (absolute as NSString).resolvingSymlinksInPath
+        }
+        return canonical(a) == canonical(b)
+    }
+
+    func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
+
+    /// The public store at `path`, if the catalog names one there.
+    func publicEntry(at path: String) -> Entry? {
+        entries.first { $0.role == .public && Self.sameFile($0.path, path) }
+    }
+
+    /// The stores `selection` names (`all`, or names separated by commas), in the catalog's order with `default`
+    /// (the default store) first: `all` takes it when it exists and the catalog does not list its file itself.
+    func select(_ selection: String, defaultStore: String) throws -> [Entry] {
+        let defaultEntry = Entry(name: Self.defaultName, path: Self.absolute(defaultStore), role: .private)
+        if selection == "all" {
+            let listed = entries.contains { Self.sameFile($0.path, defaultStore) }
+            let includeDefault = !listed && FileManager.default.fileExists(atPath: defaultStore)
+            let all = (includeDefault ? [defaultEntry] : []) + entries
+            guard !all.isEmpty else {
+                throw CLIError("no stores to search: add one with `spotlite stores add NAME PATH`", status: .usage)
+            }
+            return all
+        }
+        var chosen: [Entry] = []
+        for name in selection.split(separator: ",", omittingEmptySubsequences: false).map({
+            $0.trimmingCharacters(in: .whitespaces)
+        }) {
+            if name == Self.defaultName {
+                chosen.append(defaultEntry)
+            } else if let entry = entry(named: name) {
+                chosen.append(entry)
+            } else {
+                let known = ([Self.defaultName] + entries.map(\.name)).joined(separator: ", ")
+                throw CLIError("no store named '\(name)' (known: \(known)); see `spotlite stores list`", status: .usage)
+            }
+        }
+        var seen = Set<String>()
+        return chosen.filter { seen.insert($0.name).inserted }
+    }
+
+    /// The stores of `entries` as a ``StoreSet``, each opened (read-only for a public one) with its index in the
+    /// default place for its UUID.
+    static func storeSet(_ entries: [Entry]) -> StoreSet {
+        StoreSet(members: entries.map { entry in
+            StoreSet.Member(name: entry.name) {
+                let store = try TrackerStore.open(at: entry.path, readOnly: entry.role == .public)
+                return StoreIndexer(store: store, indexPath: Paths.defaultIndex(storeID: store.uuid))
+            }
+        })
+    }
+}
+
+/// Finds the store a URI belongs to among the default store and the named ones, by the store UUID inside it,
+/// opening each (read-only) at most once and only when needed.
+final class StoreRouter {
+    private let defaultPath: String
+    private let selection: [StoreCatalog.Entry]?
+    private var opened: [(name: String, store: TrackerStore)] = []
+    private var pending: [StoreCatalog.Entry]?
+
+    /// `selection`: the stores of `--stores` (copies are then looked up in all of them), or nil for the default
+    /// store and, for URIs of other stores, every named store.
+    init(defaultPath: String, selection: [StoreCatalog.Entry]?) {
+        self.defaultPath = defaultPath
+        self.selection = selection
+    }
+
+    private func openNext() throws -> Bool {
+        if pending == nil {
+            if let selection {
+                pending = selection
+            } else {
+                let catalog = try StoreCatalog.load()
+                let defaultEntry = StoreCatalog.Entry(
+                    name: StoreCatalog.defaultName, path: StoreCatalog.absolute(defaultPath), role: .private)
+                pending = [defaultEntry] + catalog.entries.filter { !StoreCatalog.sameFile($0.path, defaultPath) }
+            }
+        }
+        guard let next = pending?.first else { return false }
+        pending?.removeFirst()
+        // A store that cannot be opened holds none of the URIs looked for; the default store's own error is
+        // kept for the URIs no store holds.
+        if let store = try? TrackerStore.open(at: next.path, readOnly: true),
+            !opened.contains(where: { $0.store.uuid == store.uuid })
+        {
+            opened.append((next.name, store))
+        }
+        return true
+    }
+
+    /// The store holding URIs of `storeID`, with its name; nil when no store is it.
+    func store(for storeID: String) throws -> (name: String, store: TrackerStore)? {
+        while true {
+            if let found = opened.first(where: { $0.store.uuid == storeID }) { return found }
+            guard try openNext() else { return nil }
+        }
+    }
+
+    /// Every store of the selection, opened.
+    func all() throws -> [(name: String, store: TrackerStore)] {
+        while try openNext() {}
+        return opened
+    }
+
+    /// The row behind `uri`, from its own store; with a selection, the newest copy among the selected stores
+    /// (ties: the selection's order), with the other stores that hold it.
+    func entity(for uri: TrackerURI) throws -> (uri: TrackerURI, entity: StoreEntity, store: String, alsoIn: [String]) {
+        guard let home = try store(for: uri.storeID) else {
+            throw CLIError(
+                "\(uri) belongs to another store (\(uri.storeID)), neither the default store nor a named one; "
+                    + "`spotlite stores add NAME PATH` names it", status: .foreignStore)
+        }
+        let entity = try home.store.entity(for: uri)
+        guard selection != nil else { return (uri, entity, home.name, []) }
+        var copies: [(name: String, uri: TrackerURI, entity: StoreEntity)] = []
+        for (name, store) in try all() {
+            let copy = TrackerURI(storeID: store.uuid, kind: uri.kind, entityID: uri.entityID)
+            if let found = try? store.entity(for: copy) { copies.append((name, copy, found)) }
+        }
+        guard var best = copies.first else { return (uri, entity, home.name, []) }
+        for copy in copies.dropFirst() where copy.entity.modifiedAt > best.entity.modifiedAt {
+            best = copy
+        }
+        return (best.uri, best.entity, best.name, copies.filter { $0.name != best.name }.map(\.name))
+    }
+}

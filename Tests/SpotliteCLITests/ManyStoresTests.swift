@@ -1,0 +1,281 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Several named stores searched as one (`spotlite stores`, `search --stores`): real stores, real indexes, the
+/// real binary.
+@Suite struct ManyStoresTests {
+    /// Three stores (private, shared, public) of the Debian corpus split by package, and one store of the whole.
+    struct ThreeStores {
+        let cli = CLI()
+        let names = ["private", "shared", "public"]
+        var paths: [String] { names.map { cli.directory.file("\($0).sqlite") } }
+        var unionPath: String { cli.directory.file("union.sqlite") }
+
+        init(lines: Int = 3_000) {
+            let corpus = String(decoding: Repository.debianCorpusData, as: UTF8.self)
+                .split(separator: "\n").prefix(lines)
+            var parts: [[Substring]] = [[], [], []]
+            var storeOfProject: [String: Int] = [:]
+            for line in corpus {
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let kind = object["kind"] as? String
+                else { continue }
+                let project = (kind == "project" ? object["id"] : object["project"]) as? String ?? ""
+                let store = storeOfProject[project] ?? storeOfProject.count % 3
+                storeOfProject[project] = store
+                parts[store].append(line)
+            }
+            for (path, part) in zip(paths, parts) {
+                precondition(cli("init", "--store", path).status == 0)
+                let result = cli.run(arguments: ["import", "-", "--store", path], input: Data(part.joined(separator: "\n").utf8))
+                precondition(result.status == 0, "\(result.stderr)")
+            }
+            precondition(cli("init", "--store", unionPath).status == 0)
+            precondition(cli.run(arguments: ["import", "-", "--store", unionPath], input: Data(corpus.joined(separator: "\n").utf8)).status == 0)
+            for (name, path) in zip(names, paths) {
+                let role = name == "private" ? "private" : name
+                let added = cli("stores", "add", name, path, "--role", role)
+                precondition(added.status == 0, "\(added.stderr)")
+            }
+        }
+
+        func search(_ arguments: String...) -> ProcessResult { cli.run(arguments: ["search"] + arguments) }
+    }
+
+    /// (entity id, score) of each hit of a JSON search.
+    static func hits(_ result: ProcessResult) -> [(id: String, score: Double)] {
+        guard let object = try? JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any],
+            let hits = object["hits"] as? [[String: Any]]
+        else { return [] }
+        return hits.map { hit in
+            (String((hit["uri"] as? String ?? "").split(separator: "/").last ?? ""), hit["score"] as? Double ?? -1)
+        }
+    }
+
+    static func object(_ result: ProcessResult) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any]) ?? [:]
+    }
+
+    @Test func aSearchAcrossStoresRanksAsOneIndexOfTheirUnion() throws {
+        let stores = ThreeStores()
+        for query in ["memory leak", "segfault", "upload", "security fix", "build failure OR crash", "\"new upstream\""] {
+            let across = stores.search(query, "--stores", "all", "--format", "json", "-n", "30")
+            let union = stores.search(query, "--store", stores.unionPath, "--format", "json", "-n", "30")
+            #expect(across.status == 0 && union.status == 0, "\(query): \(across.stderr) \(union.stderr)")
+            let a = Self.hits(across)
+            let u = Self.hits(union)
+            #expect(a.count == u.count && !a.isEmpty, "\(query)")
+            // Exact totals agree (beyond 1,000 matches both are estimates, and estimates differ).
+            if Self.object(union)["total_is_exact"] as? Bool == true {
+                #expect(Self.object(across)["total"] as? Int == Self.object(union)["total"] as? Int, "\(query)")
+                #expect(Self.object(across)["total_is_exact"] as? Bool == true, "\(query)")
+            }
+            // The same scores in the same order; hits of equal score may come in another order (their tie-break is
+            // the index order, which differs between one index and three).
+            for (x, y) in zip(a, u) { #expect(abs(x.score - y.score) < 1e-9, "\(query): \(a) vs \(u)") }
+            let byScore = { (hits: [(id: String, score: Double)]) in
+                Dictionary(grouping: hits, by: { ($0.score * 1e6).rounded() }).mapValues { Set($0.map(\.id)) }
+            }
+            // The last score's group may be cut differently at the page's end.
+            let lastScore = (a.last.map { ($0.score * 1e6).rounded() }) ?? 0
+            #expect(byScore(a).filter { $0.key != lastScore } == byScore(u).filter { $0.key != lastScore }, "\(query)")
+        }
+        // Every hit names its store; the store facet counts them.
+        let json = Self.object(stores.search("upload", "--stores", "all", "--format", "json", "--facets", "store"))
+        let hits = json["hits"] as? [[String: Any]] ?? []
+        #expect(!hits.isEmpty && hits.allSatisfy { stores.names.contains($0["store"] as? String ?? "") })
+        #expect((json["failures"] as? [Any])?.isEmpty == true)
+        let facet = (json["facets"] as? [String: Any])?["store"] as? [[String: Any]] ?? []
+        #expect(Set(facet.compactMap { $0["label"] as? String }) == Set(stores.names))
+        // --format ids still prints URIs, and resolve routes each to its store.
+        let ids = stores.search("upload", "--stores", "all", "--format", "ids", "-n", "10")
+        #expect(ids.status == 0 && ids.stdoutLines.count == 10 && ids.stdoutLines.allSatisfy { $0.hasPrefix("tracker://") })
+        let resolved = stores.cli.run(arguments: ["resolve", "--format", "ids"] + ids.stdoutLines)
+        #expect(resolved.status == 0 && resolved.stdoutLines == ids.stdoutLines, "\(resolved.stderr)")
+        // A URI of no known store is still "another store".
+        let foreign = stores.cli("resolve", "tracker://00000000-0000-4000-8000-000000000000/item/00000000-0000-4000-8000-000000000001")
+        #expect(foreign.status == 4 && foreign.stderr.contains("neither the default store nor a named one"), "\(foreign.stderr)")
+    }
+
+    @Test func eachFailingStoreIsNamedWhileTheOthersAnswer() throws {
+        let stores = ThreeStores(lines: 1_200)
+        #expect(stores.search("upload", "--stores", "all", "--format", "ids").status == 0)
+        let shared = stores.paths[1]
+        let sharedIndex = try #require(Self.indexPath(stores, shared))
+        func expectFailure(_ code: String, _ note: String, strictStatus: Int32) {
+            let result = stores.search("upload", "--stores", "all", "--format", "json")
+            #expect(result.status == 0, "\(code): \(result.stderr)")
+            let json = Self.object(result)
+            let failures = json["failures"] as? [[String: Any]] ?? []
+            #expect(failures.count == 1 && failures.first?["store"] as? String == "shared"
+                && failures.first?["code"] as? String == code, "\(code): \(failures)")
+            let hitStores = Set((json["hits"] as? [[String: Any]] ?? []).compactMap { $0["store"] as? String })
+            #expect(hitStores == ["private", "public"], "\(code): \(hitStores)")
+            #expect(result.stderr.contains("store 'shared' failed (\(code))") && result.stderr.contains(note), "\(result.stderr)")
+            // Nothing found among those that answered, while one failed: exit 7, not "no hits".
+            let nothing = stores.search("zzqqxxnotaword", "--stores", "all")
+            #expect(nothing.status == 7, "\(code): \(nothing.status) \(nothing.stderr)")
+            let strict = stores.search("upload", "--stores", "all", "--strict", "--format", "ids")
+            #expect(strict.status == strictStatus && strict.stdout.isEmpty, "\(code): \(strict.stderr)")
+            #expect(strict.stderr.contains("store 'shared' failed (\(code))"), "\(strict.stderr)")
+        }
+        let saved = try Data(contentsOf: URL(fileURLWithPath: shared))
+
+        // Missing.
+        try FileManager.default.moveItem(atPath: shared, toPath: shared + ".away")
+        expectFailure("missing-store", "no store at", strictStatus: 5)
+        try FileManager.default.moveItem(atPath: shared + ".away", toPath: shared)
+
+        // Not a Spotlite store.
+        let other = stores.cli.directory.file("other.sqlite")
+        #expect(run(["sqlite3", other], input: Data("CREATE TABLE t(x); INSERT INTO t VALUES (1);".utf8)).status == 0)
+        #expect(stores.cli("stores", "add", "shared", other).status == 5)  // refused when added…
+        try FileManager.default.removeItem(atPath: shared)
+        try FileManager.default.copyItem(atPath: other, toPath: shared)  // …and reported when it becomes one
+        expectFailure("not-a-store", "not a Spotlite store", strictStatus: 5)
+        try FileManager.default.removeItem(atPath: shared)
+        try saved.write(to: URL(fileURLWithPath: shared))
+
+        // Written by a newer Spotlite.
+        let newer = run(["sqlite3", shared], input: Data("INSERT INTO grdb_migrations VALUES ('v99');".utf8))
+        #expect(newer.status == 0, "\(newer.stderr)")
+        expectFailure("unsupported-version", "newer Spotlite", strictStatus: 5)
+        #expect(run(["sqlite3", shared], input: Data("DELETE FROM grdb_migrations WHERE identifier = 'v99';".utf8)).status == 0)
+
+        // A damaged index that cannot be rebuilt now (another writer holds its lock).
+        #expect(stores.search("upload", "--stores", "shared", "--format", "ids").status == 0)
+        let glass = try #require(FileManager.default.enumerator(atPath: sharedIndex)?.compactMap { $0 as? String }
+            .first { $0.hasSuffix("iamglass") })
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: sharedIndex + "/" + glass))
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = [sharedIndex + "/write.lock", "sleep", "60"]
+        try holder.run()
+        defer { holder.terminate() }
+        Thread.sleep(forTimeInterval: 0.3)
+        expectFailure("index", "damaged", strictStatus: 6)
+        holder.terminate()
+        holder.waitUntilExit()
+        // Once the lock is free, the next search rebuilds it and all three answer.
+        let healed = Self.object(stores.search("upload", "--stores", "all", "--format", "json"))
+        #expect((healed["failures"] as? [Any])?.isEmpty == true, "\(healed["failures"] ?? "")")
+    }
+
+    /// A store locked past SQLite's wait (10 s) fails on its own; the others answer.
+    @Test func aStoreLockedPastTheWaitFailsAlone() throws {
+        let stores = ThreeStores(lines: 600)
+        #expect(stores.search("upload", "--stores", "all", "--format", "ids").status == 0)
+        #expect(stores.cli("add", "project", "Later", "--store", stores.paths[1]).status == 0)  // a change to apply
+        let locker = Process()
+        locker.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        locker.arguments = [stores.paths[1]]
+        let input = Pipe()
+        locker.standardInput = input
+        locker.standardOutput = FileHandle.nullDevice
+        try locker.run()
+        input.fileHandleForWriting.write(Data("PRAGMA locking_mode=EXCLUSIVE;\nBEGIN EXCLUSIVE;\nDELETE FROM projects WHERE title = 'Later';\n".utf8))
+        defer {
+            try? input.fileHandleForWriting.close()
+            locker.waitUntilExit()
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let result = stores.search("upload", "--stores", "all", "--format", "json")
+        let failures = Self.object(result)["failures"] as? [[String: Any]] ?? []
+        #expect(result.status == 0 && failures.count == 1 && failures.first?["code"] as? String == "busy", "\(result.stderr)")
+    }
+
+    /// Where a search across stores keeps a store's index: the cache directory, by store UUID.
+    static func indexPath(_ stores: ThreeStores, _ store: String) -> String? {
+        let id = storeID(stores.cli, store)
+        return id.isEmpty ? nil : stores.cli.directory.file("cache") + "/spotlite/" + id
+    }
+
+    @Test func theSameItemInTwoStoresIsOneHitTheNewestCopyWinning() throws {
+        let cli = CLI()
+        let shared = cli.directory.file("shared.sqlite")
+        let mine = cli.directory.file("mine.sqlite")
+        for path in [shared, mine] { #expect(cli("init", "--store", path).status == 0) }
+        #expect(cli("add", "project", "Boat", "--store", shared).status == 0)
+        let uri = cli("add", "item", "Caulk the hull seams", "--project", "Boat", "--store", shared).stdout
+            .trimmingCharacters(in: .newlines)
+        #expect(cli("add", "item", "Varnish the hull", "--project", "Boat", "--store", shared).status == 0)
+        // A sync engine copies the shared project into the private store: same UUIDs, another store.
+        #expect(cli.shell("$spotlite export --store '\(shared)' | $spotlite import - --store '\(mine)'").status == 0)
+        #expect(cli("stores", "add", "mine", mine).status == 0)
+        #expect(cli("stores", "add", "shared", shared, "--role", "shared").status == 0)
+        let id = String(uri.split(separator: "/").last ?? "")
+        let mineURI = "tracker://" + Self.storeID(cli, mine) + "/item/" + id
+
+        // Equal copies: the first store in `stores list` wins, and the hit names the other.
+        var json = Self.object(cli("search", "hull", "--stores", "all", "--format", "json"))
+        var hits = json["hits"] as? [[String: Any]] ?? []
+        #expect(hits.count == 2 && json["total"] as? Int == 2, "\(hits)")
+        var caulk = hits.first { ($0["uri"] as? String)?.hasSuffix(id) == true } ?? [:]
+        #expect(caulk["store"] as? String == "mine" && caulk["also_in"] as? [String] == ["shared"])
+
+        // The shared copy edited later: it wins, and says the private store holds it too.
+        Thread.sleep(forTimeInterval: 1.1)
+        #expect(cli("edit", uri, "--title", "Caulk the hull seams twice", "--store", shared).status == 0)
+        json = Self.object(cli("search", "hull", "--stores", "all", "--format", "json"))
+        hits = json["hits"] as? [[String: Any]] ?? []
+        caulk = hits.first { ($0["uri"] as? String)?.hasSuffix(id) == true } ?? [:]
+        #expect(hits.count == 2 && caulk["store"] as? String == "shared" && caulk["uri"] as? String == uri)
+        #expect(caulk["title"] as? String == "Caulk the hull seams twice" && caulk["also_in"] as? [String] == ["mine"])
+        let text = cli("search", "caulk", "--stores", "all").stdout
+        #expect(text.contains("[shared, mine]"), "\(text)")
+
+        // resolve: the URI's own store; with --stores, the newest copy.
+        let own = Self.object(cli("resolve", mineURI, "--format", "json"))
+        #expect(own["title"] as? String == "Caulk the hull seams" && own["store"] as? String == "mine")
+        let newest = Self.object(cli("resolve", mineURI, "--stores", "all", "--format", "json"))
+        #expect(newest["title"] as? String == "Caulk the hull seams twice" && newest["uri"] as? String == uri)
+        #expect(newest["also_in"] as? [String] == ["mine"])
+    }
+
+    static func storeID(_ cli: CLI, _ path: String) -> String {
+        let status = cli("status", "--store", path, "--format", "json")
+        return ((try? JSONSerialization.jsonObject(with: status.stdoutData) as? [String: Any])?["store_uuid"] as? String) ?? ""
+    }
+
+    @Test func aPublicStoreRefusesWritesAndTheCatalogIsChecked() throws {
+        let cli = CLI()
+        let open = cli.directory.file("open.sqlite")
+        #expect(cli("init", "--store", open).status == 0)
+        #expect(cli("add", "project", "Commons", "--store", open).status == 0)
+        let item = cli("add", "item", "Mow the green", "--project", "Commons", "--store", open).stdout
+            .trimmingCharacters(in: .newlines)
+        let added = cli("stores", "add", "commons", open, "--role", "public")
+        #expect(added.status == 0 && added.stdout.contains("commons\tpublic"), "\(added.stderr)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: open))
+        for arguments in [
+            ["add", "project", "Mine", "--store", open], ["add", "item", "x", "--project", "Commons", "--store", open],
+            ["edit", item, "--title", "y", "--store", open], ["complete", item, "--store", open],
+            ["delete", item, "--store", open], ["import", Repository.portfolio, "--store", open],
+        ] {
+            let result = cli.run(arguments: arguments)
+            #expect(result.status == 5, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("store 'commons'") && result.stderr.contains("is public"), "\(result.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: open)) == before)
+        // Searching it writes nothing to it either (its index is in the cache directory).
+        #expect(cli("search", "mow", "--stores", "commons", "--format", "ids").stdout.contains(item))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: open)) == before)
+
+        // The catalog: listed in order, names checked, removed.
+        let list = cli("stores", "list", "--format", "json")
+        let rows = (Self.object(list)["stores"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(rows == ["default", "commons"], "\(list.stdout)")
+        #expect(cli("stores", "add", "all", open).status == 2)
+        #expect(cli("stores", "add", "bad name", open).status == 2)
+        #expect(cli("stores", "add", "gone", cli.directory.file("nothing.sqlite")).status == 5)
+        #expect(cli("search", "x", "--stores", "nosuch").stderr.contains("no store named 'nosuch'"))
+        #expect(cli("stores", "remove", "commons").status == 0)
+        #expect(cli("add", "project", "Mine", "--store", open).status == 0)  // no longer public
+        #expect(cli("stores", "remove", "commons").status == 3)
+        // A broken catalog is one clear line, not a crash.
+        try Data("[[stores]\nname = 1".utf8).write(to: URL(fileURLWithPath: cli.directory.file("config") + "/spotlite/stores.toml"))
+        let broken = cli("stores", "list")
+        #expect(broken.status == 2 && broken.stderr.contains("stores.toml") && broken.stderr.contains("fix or remove it"), "\(broken.stderr)")
+    }
+}
