@@ -41,6 +41,24 @@ struct ItemMapping {
                 modifiedAt: Timestamp.seconds(project.modifiedAt) ?? 0))
     }
 
+    /// A message is indexed in its project's domain (deleting the project removes it), its text as the content; it
+    /// has no title, so that words in titles still rank first.
+    func searchableItem(for message: Message, in project: Project) -> SearchableItem {
+        var attributes = SearchableItemAttributeSet(
+            title: "",
+            contentDescription: message.text,
+            kind: .message,
+            containerTitle: project.title,
+            priority: nil,
+            isCompleted: false,
+            createdAt: Timestamp.seconds(message.createdAt) ?? 0,
+            modifiedAt: Timestamp.seconds(message.modifiedAt) ?? 0)
+        attributes.authorNames = message.author.isEmpty ? [] : [message.author]
+        return SearchableItem(
+            uniqueIdentifier: uri(.message, message.id), domainIdentifier: uri(.project, project.id),
+            attributeSet: attributes)
+    }
+
     /// Calls `body` with the document of every project, then every item, of one store snapshot, streaming
     /// the items (the whole store is never in memory at once).
     func forEachDocument(in reader: StoreReader, _ body: (SearchableItem) throws -> Void) throws {
@@ -65,11 +83,23 @@ struct ItemMapping {
             }
         }
         if !documents.isEmpty { try body(0, documents) }
+        // An item's project, for the messages on items (ids only: a few bytes per item).
+        var itemProjects: [String: String] = [:]
+        let hasMessages = try reader.hasMessages()
         try reader.forEachItem(inRuns: runs, batch: batch) { run, items in
             let documents = items.compactMap { item in
                 projects[item.projectID].map { searchableItem(for: item, in: $0) }
             }
+            if hasMessages { for item in items { itemProjects[item.id] = item.projectID } }
             if !documents.isEmpty { try body(run, documents) }
+        }
+        // Messages come last, in the last run.
+        try reader.forEachMessage(batch: batch) { messages in
+            let documents = messages.compactMap { message in
+                (message.projectID ?? message.itemID.flatMap { itemProjects[$0] }).flatMap { projects[$0] }
+                    .map { searchableItem(for: message, in: $0) }
+            }
+            if !documents.isEmpty { try body(runs - 1, documents) }
         }
     }
 }

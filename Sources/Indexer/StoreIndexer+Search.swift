@@ -302,11 +302,7 @@ extension StoreIndexer {
     /// Gives each hit a snippet of its detail where the query matched (`words` say where to look in a long one).
     func addSnippets(to hits: inout [ResolvedHit], from results: SearchResults, words: [String]) throws(IndexerError) {
         for index in hits.indices {
-            let detail: String
-            switch hits[index].entity {
-            case .item(let item, _): detail = item.detail
-            case .project(let project): detail = project.detail
-            }
+            let detail = hits[index].entity.detail
             guard !detail.isEmpty else { continue }
             let window = Self.snippetWindow(detail, words: words)
             let marked = try indexer(location.root) {
@@ -477,39 +473,22 @@ extension StoreIndexer {
         }
     }
 
-    /// Resolves hits against the store in one read transaction (one query per 500 ids); drops gone rows.
+    /// Resolves hits against the store in one read transaction (one query per kind and 500 ids); drops gone rows.
     func resolve(_ hits: [SearchHit]) throws(IndexerError) -> (hits: [ResolvedHit], dropped: Int) {
-        let uris = hits.map { try? TrackerURI(parsing: $0.uniqueIdentifier) }
-        return try indexer(location.root) {
+        let uris = hits.map { hit in
+            (try? TrackerURI(parsing: hit.uniqueIdentifier)).flatMap { $0.storeID == store.uuid ? $0 : nil }
+        }
+        let found = try indexer(location.root) {
             try store.read { reader in
-                let items = try reader.items(ids: uris.compactMap { $0?.kind == .item ? $0!.entityID : nil })
-                var projectIDs = Set(uris.compactMap { $0?.kind == .project ? $0!.entityID : nil })
-                projectIDs.formUnion(items.values.map(\.projectID))
-                let projects = try reader.projects(ids: projectIDs)
-                var resolved: [ResolvedHit] = []
-                var dropped = 0
-                for (hit, uri) in zip(hits, uris) {
-                    guard let uri, uri.storeID == store.uuid else {
-                        dropped += 1
-                        continue
-                    }
-                    switch uri.kind {
-                    case .item:
-                        if let item = items[uri.entityID], let project = projects[item.projectID] {
-                            resolved.append(ResolvedHit(uri: uri, entity: .item(item, project: project), score: hit.score))
-                        } else {
-                            dropped += 1
-                        }
-                    case .project:
-                        if let project = projects[uri.entityID] {
-                            resolved.append(ResolvedHit(uri: uri, entity: .project(project), score: hit.score))
-                        } else {
-                            dropped += 1
-                        }
-                    }
-                }
-                return (resolved, dropped)
+                func ids(_ kind: TrackerURI.Kind) -> [String] { uris.compactMap { $0?.kind == kind ? $0!.entityID : nil } }
+                return try reader.entities(items: ids(.item), projects: ids(.project), messages: ids(.message))
             }
         }
+        let resolved = zip(hits, uris).compactMap { hit, uri in
+            uri.flatMap { uri in
+                found[uri.kind]?[uri.entityID].map { ResolvedHit(uri: uri, entity: $0, score: hit.score) }
+            }
+        }
+        return (resolved, hits.count - resolved.count)
     }
 }

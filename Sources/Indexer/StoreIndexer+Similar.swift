@@ -18,11 +18,7 @@ extension StoreIndexer {
         let entity = try indexer(location.root) { try store.entity(for: uri) }
         try checkLocation()
         let fresh = try freshReader(reusing: nil, onLargeBacklog: options.onLargeBacklog)
-        let title: String
-        switch entity {
-        case .item(let item, _): title = item.title
-        case .project(let project): title = project.title
-        }
+        let title = entity.title
         let found: (results: SearchResults, selfScore: Double?)
         do {
             found = try fresh.reader.similar(

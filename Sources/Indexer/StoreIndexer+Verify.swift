@@ -68,10 +68,17 @@ extension StoreIndexer {
                     for project in projects.values where wanted.contains(mapping.uri(.project, project.id)) {
                         documents.append(mapping.searchableItem(for: project))
                     }
-                    let itemIDs = wanted.compactMap { try? TrackerURI(parsing: $0) }.filter { $0.kind == .item }.map(\.entityID)
+                    let uris = wanted.compactMap { try? TrackerURI(parsing: $0) }
+                    let itemIDs = uris.filter { $0.kind == .item }.map(\.entityID)
                     for item in try reader.items(ids: itemIDs).values {
                         if let project = projects[item.projectID] {
                             documents.append(mapping.searchableItem(for: item, in: project))
+                        }
+                    }
+                    let messageIDs = uris.filter { $0.kind == .message }.map(\.entityID)
+                    for message in try reader.messages(ids: messageIDs).values {
+                        if let project = try reader.projectID(of: message).flatMap({ projects[$0] }) {
+                            documents.append(mapping.searchableItem(for: message, in: project))
                         }
                     }
                 }

@@ -228,11 +228,16 @@ public final class StoreIndexer: Sendable {
     func apply(_ batch: ChangeBatch, to index: SearchableIndex, report: inout Report) throws(SearchIndexError) {
         try index.beginIndexBatch()
         try index.deleteSearchableItems(withDomainIdentifiers: batch.deletedProjectIDs.map { mapping.uri(.project, $0) })
-        try index.deleteSearchableItems(withIdentifiers: batch.deletedItemIDs.map { mapping.uri(.item, $0) })
+        try index.deleteSearchableItems(withIdentifiers: batch.deletedItemIDs.map { mapping.uri(.item, $0) }
+            + batch.deletedMessageIDs.map { mapping.uri(.message, $0) })
         var documents = batch.projects.map(mapping.searchableItem(for:))
         for item in batch.items {
             guard let project = batch.itemProjects[item.projectID] else { continue }
             documents.append(mapping.searchableItem(for: item, in: project))
+        }
+        for message in batch.messages {
+            guard let project = batch.messageProjectIDs[message.id].flatMap({ batch.itemProjects[$0] }) else { continue }
+            documents.append(mapping.searchableItem(for: message, in: project))
         }
         var skipped: [Report.Skipped] = []
         try index.indexSearchableItems(documents) { document, error in

@@ -176,25 +176,15 @@ public final class StoreSet: Sendable {
 
         // Every store's copy of each hit's row, in the set's order.
         var copies: [[(store: Int, entity: StoreEntity)]] = Array(repeating: [], count: ordered.count)
-        let itemIDs = ordered.compactMap { $0.uri.kind == .item ? $0.uri.entityID : nil }
-        let projectIDs = ordered.compactMap { $0.uri.kind == .project ? $0.uri.entityID : nil }
+        func ids(_ kind: TrackerURI.Kind) -> [String] { ordered.compactMap { $0.uri.kind == kind ? $0.uri.entityID : nil } }
         for (index, member) in opened.enumerated() {
             let rows = try indexer(member.indexer.location.root) {
-                try member.indexer.store.read { reader -> ([String: Item], [String: Project]) in
-                    let items = try reader.items(ids: itemIDs)
-                    let projects = try reader.projects(ids: Set(projectIDs).union(items.values.map(\.projectID)))
-                    return (items, projects)
+                try member.indexer.store.read { reader in
+                    try reader.entities(items: ids(.item), projects: ids(.project), messages: ids(.message))
                 }
             }
             for (position, hit) in ordered.enumerated() {
-                switch hit.uri.kind {
-                case .item:
-                    if let item = rows.0[hit.uri.entityID], let project = rows.1[item.projectID] {
-                        copies[position].append((index, .item(item, project: project)))
-                    }
-                case .project:
-                    if let project = rows.1[hit.uri.entityID] { copies[position].append((index, .project(project))) }
-                }
+                if let entity = rows[hit.uri.kind]?[hit.uri.entityID] { copies[position].append((index, entity)) }
             }
         }
         for position in ordered.indices where copies[position].count > 1 {

@@ -38,7 +38,10 @@ final class DocumentBuilder {
         // The kind term carries a wdf of 1: with the title's wdf 0, a document with no detail would have length 0,
         // which Xapian's consistency check takes for "no terms" (and BM25's normalisation barely notices the 1).
         try document.addTerm(TermPrefix.kind + attributes.kind.rawValue, wdfIncrement: 1)
-        try document.addBooleanTerm(TermPrefix.status + attributes.status)
+        if !attributes.status.isEmpty { try document.addBooleanTerm(TermPrefix.status + attributes.status) }
+        for author in attributes.authorNames where !author.isEmpty {
+            try document.addBooleanTerm(TermPrefix.authorTerm(author))
+        }
         if let priority = attributes.priority {
             try document.addBooleanTerm(TermPrefix.priority + String(priority))
             try document.addValue(SortableNumber.encode(Double(priority)), slot: ValueSlot.priority)
@@ -66,7 +69,7 @@ final class DocumentBuilder {
         try document.addValue(TitleCollation.key(attributes.title), slot: ValueSlot.titleSortKey)
         try document.addValue(SortableNumber.encode(Double(Self.distinctWords(title))), slot: ValueSlot.titleWords)
         try document.addValue(Array(item.domainIdentifier.utf8), slot: ValueSlot.domain)
-        try document.addValue(Array(attributes.status.utf8), slot: ValueSlot.status)
+        if !attributes.status.isEmpty { try document.addValue(Array(attributes.status.utf8), slot: ValueSlot.status) }
         try document.addValue(Array(item.uniqueIdentifier.utf8), slot: ValueSlot.uniqueIdentifier)
         try document.addValue(ValueSlot.entityKey(of: item.uniqueIdentifier), slot: ValueSlot.entity)
         return document

@@ -5,7 +5,7 @@ import Xapian
 ///
 /// Syntax (README "Query syntax"): words (all must match, stemmed), `"phrases"`, `AND`/`OR`/`NOT`, parentheses,
 /// `+word`/`-word`, `word*` wildcards, `title:`, `detail:`, `project:<title or URI>`, `is:open|completed|closed`,
-/// `kind:item|project`, `priority:N`, `priority:2..3`, `priority:>=2`, `created:`/`modified:` dates
+/// `kind:item|project|message`, `author:NAME`, `priority:N`, `priority:2..3`, `priority:>=2`, `created:`/`modified:` dates
 /// (see ``DateFilter``). Any filter can be negated with `-` or `NOT`.
 public final class SearchQueryParser {
     private let parser: QueryParser
@@ -94,6 +94,7 @@ public final class SearchQueryParser {
             }
             try parser.addBooleanField("is") { [unowned self] in self.note("is", $0, Self.statusTerm($0)) }
             try parser.addBooleanField("kind") { [unowned self] in self.note("kind", $0, Self.kindTerm($0)) }
+            try parser.addBooleanField("author") { [unowned self] in self.note("author", $0, Self.authorTerm($0)) }
             try parser.addBooleanField("priority") { [unowned self] in self.note("priority", $0, self.priorityFilter($0)) }
             try parser.addBooleanField("created") { [unowned self] in
                 self.note("created", $0, self.dateFilter($0, field: "created", slot: ValueSlot.created))
@@ -171,7 +172,7 @@ public final class SearchQueryParser {
     /// `-field:value` → `NOT field:value` for filter fields. Xapian reads a query made only of `-is:completed` as
     /// the filter `is:completed` (the opposite of what was typed); `NOT` means the same wherever `-` is right.
     static func negatingFilters(_ text: String) -> String {
-        let filterFields = ["project", "is", "kind", "priority", "created", "modified"]
+        let filterFields = ["project", "is", "kind", "author", "priority", "created", "modified"]
         var result = ""
         var previous: Character = " "
         var index = text.startIndex
@@ -243,6 +244,13 @@ public final class SearchQueryParser {
         return (.term(TermPrefix.containerTitleTerm(value)), "project title is '\(value)' (any case)")
     }
 
+    /// `author:alice` (any case and accents; quote a name with spaces: `author:"Ada Lovelace"`).
+    static func authorTerm(_ value: String) -> (QueryParser.FieldMapping, String) {
+        let value = value.trimmingCharacters(in: .whitespaces)
+        if value.isEmpty { return (.invalid("author: needs a name, e.g. author:alice"), "") }
+        return (.term(TermPrefix.authorTerm(value)), "author is '\(value)' (any case)")
+    }
+
     static func statusTerm(_ value: String) -> (QueryParser.FieldMapping, String) {
         switch value.lowercased() {
         case "open": return (.term(TermPrefix.status + "open"), "status is open")
@@ -254,7 +262,7 @@ public final class SearchQueryParser {
 
     static func kindTerm(_ value: String) -> (QueryParser.FieldMapping, String) {
         guard let kind = SearchableItemAttributeSet.Kind(rawValue: value.lowercased()) else {
-            return (.invalid("kind:\(value) is not a kind; use kind:item or kind:project"), "")
+            return (.invalid("kind:\(value) is not a kind; use kind:item, kind:project or kind:message"), "")
         }
         return (.term(TermPrefix.kind + kind.rawValue), "kind is \(kind.rawValue)")
     }

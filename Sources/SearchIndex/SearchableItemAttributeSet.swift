@@ -4,6 +4,8 @@ public struct SearchableItemAttributeSet: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
         case item
         case project
+        /// A chat message on a project or an item (no title; its text is the content).
+        case message
     }
 
     /// Indexed as free text with the title prefix, weighted above the content.
@@ -20,6 +22,8 @@ public struct SearchableItemAttributeSet: Sendable, Equatable {
     /// Seconds since 1970.
     public var createdAt: Int64
     public var modifiedAt: Int64
+    /// Who wrote it (messages): boolean terms for `author:` filters.
+    public var authorNames: [String] = []
 
     public init(
         title: String, contentDescription: String = "", kind: Kind = .item, containerTitle: String = "",
@@ -35,9 +39,10 @@ public struct SearchableItemAttributeSet: Sendable, Equatable {
         self.modifiedAt = modifiedAt
     }
 
-    /// The status word used by `is:` filters.
+    /// The status word used by `is:` filters; empty for a message, which has none.
     public var status: String {
         switch (kind, isCompleted) {
+        case (.message, _): return ""
         case (.item, true): return "completed"
         case (.project, true): return "closed"
         case (_, false): return "open"
@@ -67,7 +72,7 @@ public struct SearchableItem: Sendable, Equatable {
             Fingerprint.fnv1a([
                 SearchIndexLayout.version, uniqueIdentifier, domainIdentifier, a.kind.rawValue, a.title,
                 a.contentDescription, a.containerTitle, a.priority.map(String.init) ?? "-", a.isCompleted ? "1" : "0",
-                String(a.createdAt), String(a.modifiedAt),
+                String(a.createdAt), String(a.modifiedAt), a.authorNames.joined(separator: "\u{1F}"),
             ]))
     }
 }

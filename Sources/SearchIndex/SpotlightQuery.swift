@@ -16,7 +16,8 @@ import Xapian
 /// | `textContent`, `*`, `**` | title and detail words |
 /// | `containerTitle` | project title |
 /// | `domainIdentifier` | project URI |
-/// | `kind` | `"item"` or `"project"` |
+/// | `kind` | `"item"`, `"project"` or `"message"` |
+/// | `authorNames` | a message's author |
 /// | `priority` | 1…3 |
 /// | `completed` | `true` / `false` |
 /// | `contentCreationDate`, `contentModificationDate` | created, modified |
@@ -126,7 +127,7 @@ public struct SpotlightQueryParser {
 
     enum Attribute {
         case text(field: String)
-        case kind, priority, completed, containerTitle, domain
+        case kind, priority, completed, containerTitle, domain, author
         case date(field: String, slot: UInt32)
 
         static func named(_ name: String) -> Attribute? {
@@ -138,6 +139,7 @@ public struct SpotlightQueryParser {
             case "priority": return .priority
             case "completed", "isCompleted": return .completed
             case "containerTitle": return .containerTitle
+            case "authorNames": return .author
             case "domainIdentifier": return .domain
             case "contentCreationDate": return .date(field: "created", slot: ValueSlot.created)
             case "contentModificationDate": return .date(field: "modified", slot: ValueSlot.modified)
@@ -147,7 +149,7 @@ public struct SpotlightQueryParser {
 
         static let names = [
             "title", "contentDescription", "textContent", "*", "kind", "priority", "completed", "containerTitle",
-            "domainIdentifier", "contentCreationDate", "contentModificationDate",
+            "domainIdentifier", "contentCreationDate", "contentModificationDate", "authorNames",
         ]
     }
 
@@ -278,7 +280,7 @@ public struct SpotlightQueryParser {
                 }
                 let wordQuery = try text(field: field, value)
                 return op.text == "==" ? wordQuery : try combine(Query.matchAll(), .andNot, wordQuery)
-            case .kind, .containerTitle, .domain:
+            case .kind, .containerTitle, .domain, .author:
                 guard case .string = value.kind else { throw error("\(name.text) compares with a \"string\"", at: value) }
                 guard op.text == "==" || op.text == "!=" else {
                     throw error("\(name.text) supports == and != only", at: op)
@@ -287,6 +289,7 @@ public struct SpotlightQueryParser {
                 switch attribute {
                 case .kind: mapping = SearchQueryParser.kindTerm(value.text)
                 case .containerTitle: mapping = SearchQueryParser.projectTerm(value.text)
+                case .author: mapping = SearchQueryParser.authorTerm(value.text)
                 default:
                     guard value.text.hasPrefix("tracker://") else {
                         throw error("domainIdentifier is a project URI (tracker://…/project/…)", at: value)

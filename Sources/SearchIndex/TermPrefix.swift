@@ -22,6 +22,8 @@ public enum TermPrefix {
     public static let priority = "XPRI"
     /// The container (project) title, normalised by ``containerTitleTerm(_:)``. Boolean.
     public static let containerTitle = "XPT"
+    /// A message's author, normalised by ``authorTerm(_:)``. Boolean.
+    public static let author = "XAU"
 }
 
 /// Value slots: sortable numbers and strings kept per document.
@@ -81,7 +83,8 @@ public enum SearchIndexLayout {
     /// 4: folded, compound-expanded, CJK n-gram text; title terms with wdf 0; collation keys for titles.
     /// 5: an acronym's plural `s` stays with it (`APIs` is no longer `AP Is`).
     /// 6: spelling data for title words and words of two documents or more; title sort keys of 58 bytes.
-    /// 7: the entity key (slot 9), on which a search across stores collapses copies of one item.
+    /// 7: the entity key (slot 9), on which a search across stores collapses copies of one item; messages (kind
+    /// `message`, author terms).
     public static let version = "7"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
@@ -95,6 +98,12 @@ extension TermPrefix {
 
     /// The boolean term for a container title: its ``TextNormalizer/titleKey(_:)``; a title too long for a term is cut
     /// and suffixed with a hash of the whole, so it still matches exactly.
+    /// The boolean term for an author's name, normalised like a container title (any case, any accents).
+    public static func authorTerm(_ name: String) -> String {
+        let key = TextNormalizer.titleKey(name)
+        return author + Fingerprint.bounded(key, maximumBytes: maximumBooleanTermBytes - author.utf8.count)
+    }
+
     public static func containerTitleTerm(_ title: String) -> String {
         let key = TextNormalizer.titleKey(title)
         return containerTitle + Fingerprint.bounded(key, maximumBytes: maximumBooleanTermBytes - containerTitle.utf8.count)

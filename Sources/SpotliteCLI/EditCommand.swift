@@ -45,6 +45,8 @@ struct EditCommand: ParsableCommand {
                     throw CLIError("--priority and --project apply to items, not projects", status: .usage)
                 }
                 try store.updateProject(id: target.entityID, ProjectChanges(title: title, detail: detail))
+            case .message:
+                throw CLIError("a message is not edited; delete it and comment again", status: .usage)
             }
             Output.line(target.description)
         }
@@ -93,6 +95,7 @@ private func setCompleted(_ completed: Bool, uris: [String], options: StoreOptio
             switch target.kind {
             case .item: try store.updateItem(id: target.entityID, ItemChanges(isCompleted: completed))
             case .project: try store.updateProject(id: target.entityID, ProjectChanges(isClosed: completed))
+            case .message: throw CLIError("\(target) is a message: only items and projects are completed", status: .usage)
             }
             Output.line(target.description)
         }
@@ -102,12 +105,12 @@ private func setCompleted(_ completed: Bool, uris: [String], options: StoreOptio
 struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Delete items, or projects with all their items."
+        abstract: "Delete items, messages, or projects with all their items and messages."
     )
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "Item or project URIs.")
+    @Argument(help: "Item, message or project URIs.")
     var uris: [String]
 
     func run() throws {
@@ -122,6 +125,9 @@ struct DeleteCommand: ParsableCommand {
                 case .project:
                     let items = try store.deleteProject(id: target.entityID)
                     Output.line("deleted \(target) and its \(count(items, "item"))")
+                case .message:
+                    try store.deleteMessage(id: target.entityID)
+                    Output.line("deleted \(target)")
                 }
             }
         }

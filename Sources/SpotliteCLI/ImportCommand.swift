@@ -31,9 +31,15 @@ struct ImportCommand: ParsableCommand {
                 defer { Output.progress(nil) }
                 summary = try store.importJSONLines(from: try ImportSource(path: file), progress: meter.show)
             }
+            // Messages are named only when the file has some: most files are projects and items.
+            let messages = summary.messagesAdded + summary.messagesUpdated > 0
+                ? ", \(count(summary.messagesAdded, "message"))" : ""
+            let added = messages.isEmpty
+                ? "\(count(summary.projectsAdded, "project")) and \(count(summary.itemsAdded, "item"))"
+                : "\(count(summary.projectsAdded, "project")), \(count(summary.itemsAdded, "item"))\(messages.replacingOccurrences(of: ", ", with: " and "))"
             Output.line(
-                "imported: \(count(summary.projectsAdded, "project")) and \(count(summary.itemsAdded, "item")) added, "
-                    + "\(summary.projectsUpdated + summary.itemsUpdated) updated, \(summary.unchanged) unchanged")
+                "imported: \(added) added, "
+                    + "\(summary.projectsUpdated + summary.itemsUpdated + summary.messagesUpdated) updated, \(summary.unchanged) unchanged")
         }
     }
 }

@@ -111,6 +111,26 @@ struct ResolveCommand: ParsableCommand {
             ]
             if let store { lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3) }
             if !item.detail.isEmpty { lines += ["", item.detail] }
+        case .message(let message, let project, let item):
+            let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)
+            lines = [
+                entity.title,
+                "  uri:       \(uri)",
+                "  kind:      message",
+                "  author:    \(message.author.isEmpty ? "(none)" : message.author)",
+            ]
+            if let item {
+                let itemURI = TrackerURI(storeID: uri.storeID, kind: .item, entityID: item.id)
+                lines.append("  item:      \(item.title) (\(itemURI))")
+            }
+            lines += [
+                "  project:   \(project.title) (\(projectURI))",
+                "  created:   \(message.createdAt)",
+                "  modified:  \(message.modifiedAt)",
+                "",
+                message.text,
+            ]
+            if let store { lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3) }
         case .project(let project):
             lines = [
                 project.title,

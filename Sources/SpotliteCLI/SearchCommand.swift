@@ -13,7 +13,8 @@ struct SearchCommand: ParsableCommand {
         abstract: "Search items and projects; hits are resolved to the current rows.",
         discussion: """
             All words must match (stemmed, English); "quoted phrases"; AND, OR, NOT and parentheses; word* \
-            wildcards; title:, detail:, project:<title or URI>, is:open|completed|closed, kind:item|project, \
+            wildcards; title:, detail:, project:<title or URI>, is:open|completed|closed, kind:item|project|message, \
+            author:<name> (messages), \
             priority:1|2..3|>=2, created:/modified: with dates (2024-05, 2024-01-01..2024-03-31, ..2023, today, \
             yesterday, -7d, this_week, last_month, …). Negate any filter with - or NOT. With --spotlight the \
             query is a Core Spotlight query string: title == "fix*"cd && priority >= 2. \
@@ -250,6 +251,8 @@ struct SearchTextPrinter {
             return (item.title, "\(project.title.fitted(to: 16)) P\(item.priority) \(status) \(item.createdAt.prefix(10))")
         case .project(let project):
             return (project.title, "\("project".fitted(to: 16)) \((project.isClosed ? "closed" : "open").fitted(to: 7)) \(project.createdAt.prefix(10))")
+        case .message(let message, let project, _):
+            return (entity.title, "\(project.title.fitted(to: 16)) \("message".fitted(to: 7)) \(message.createdAt.prefix(10))")
         }
     }
 }

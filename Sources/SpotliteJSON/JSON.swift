@@ -29,6 +29,14 @@ public indirect enum JSON: Sendable {
 /// The JSON form of store rows, shared by `search` and `resolve` (and the server's items, projects and resolve).
 public enum EntityJSON {
     /// `{"uri": …, "title": …}` of an item's project, in `resolve` and `search` output alike.
+    /// `{"uri": …, "title": …}` of a message's item.
+    public static func itemReference(_ item: Item, storeID: String) -> JSON {
+        .object([
+            ("uri", .string(TrackerURI(storeID: storeID, kind: .item, entityID: item.id).description)),
+            ("title", .string(item.title)),
+        ])
+    }
+
     public static func projectReference(_ project: Project, storeID: String) -> JSON {
         .object([
             ("uri", .string(TrackerURI(storeID: storeID, kind: .project, entityID: project.id).description)),
@@ -59,6 +67,17 @@ public enum EntityJSON {
                 ("detail", .string(item.detail)),
                 ("project", projectReference(project, storeID: uri.storeID)),
             ] + state(of: item)
+        case .message(let message, let project, let item):
+            pairs += [
+                ("kind", .string("message")),
+                ("id", .string(message.id)),
+                ("author", .string(message.author)),
+                ("text", .string(message.text)),
+                ("project", projectReference(project, storeID: uri.storeID)),
+                ("item", item.map { itemReference($0, storeID: uri.storeID) } ?? .null),
+                ("created", .string(message.createdAt)),
+                ("modified", .string(message.modifiedAt)),
+            ]
         case .project(let project):
             pairs += [
                 ("kind", .string("project")),

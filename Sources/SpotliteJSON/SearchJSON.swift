@@ -54,6 +54,18 @@ public enum SearchJSON {
                 ("title", .string(item.title)),
                 ("project", EntityJSON.projectReference(project, storeID: hit.uri.storeID)),
             ] + EntityJSON.state(of: item)
+        case .message(let message, let project, let item):
+            pairs += [
+                ("kind", .string("message")),
+                ("title", .string(hit.entity.title)),
+                ("project", EntityJSON.projectReference(project, storeID: hit.uri.storeID)),
+                ("priority", .null),
+                ("completed", .bool(false)),
+                ("created", .string(message.createdAt)),
+                ("modified", .string(message.modifiedAt)),
+                ("author", .string(message.author)),
+                ("item", item.map { EntityJSON.itemReference($0, storeID: hit.uri.storeID) } ?? .null),
+            ]
         case .project(let project):
             pairs += [
                 ("kind", .string("project")),

@@ -22,6 +22,7 @@ struct APIRoutes: Sendable {
         router.get("/v1/search") { request, _ in try await search(request) }
         router.get("/v1/items/:uuid") { _, context in try await entity(.item, context) }
         router.get("/v1/projects/:uuid") { _, context in try await entity(.project, context) }
+        router.get("/v1/messages/:uuid") { _, context in try await entity(.message, context) }
         router.post("/v1/resolve") { request, _ in try await resolve(request) }
         router.get("/v1/status") { _, _ in
             let status = try await backend.run { try backend.reader.status() }

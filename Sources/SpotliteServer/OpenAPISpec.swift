@@ -8,7 +8,7 @@ enum OpenAPISpec {
   "info": {
     "title": "Spotlite",
     "version": "1.0.0",
-    "description": "The API of `spotlite serve`: search a tracker store (projects and their items) as `spotlite search` does, resolve `tracker://` links to their rows, and follow saved queries (subscriptions) as Server-Sent Events. Errors are RFC 9457 problem documents carrying the CLI's error code (README \"Exit codes\"). A server listening beyond loopback needs `Authorization: Bearer <token>` on every request but /healthz."
+    "description": "The API of `spotlite serve`: search a tracker store (projects, their items and messages) as `spotlite search` does, resolve `tracker://` links to their rows, and follow saved queries (subscriptions) as Server-Sent Events. Errors are RFC 9457 problem documents carrying the CLI's error code (README \"Exit codes\"). A server listening beyond loopback needs `Authorization: Bearer <token>` on every request but /healthz."
   },
   "servers": [{"url": "http://127.0.0.1:7700"}],
   "components": {
@@ -38,7 +38,7 @@ enum OpenAPISpec {
         "required": ["uri", "kind", "title", "project", "priority", "completed", "created", "modified", "score", "snippet", "highlights"],
         "properties": {
           "uri": {"type": "string"},
-          "kind": {"enum": ["item", "project"]},
+          "kind": {"enum": ["item", "project", "message"]},
           "title": {"type": "string"},
           "project": {"oneOf": [{"$ref": "#/components/schemas/ProjectReference"}, {"type": "null"}]},
           "priority": {"type": ["integer", "null"], "minimum": 1, "maximum": 3},
@@ -47,6 +47,8 @@ enum OpenAPISpec {
           "modified": {"type": "string"},
           "score": {"type": "number"},
           "likeness": {"type": "number"},
+          "author": {"type": "string", "description": "messages only: who wrote it"},
+          "item": {"oneOf": [{"$ref": "#/components/schemas/ProjectReference"}, {"type": "null"}], "description": "messages only: the item it is on (null: on the project)"},
           "snippet": {"type": ["string", "null"]},
           "highlights": {"type": "array", "items": {"type": "string"}}
         }
@@ -122,6 +124,22 @@ enum OpenAPISpec {
           "detail": {"type": "string"},
           "color": {"type": "string"},
           "closed": {"type": "boolean"},
+          "created": {"type": "string"},
+          "modified": {"type": "string"}
+        }
+      },
+      "Message": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["uri", "kind", "id", "author", "text", "project", "item", "created", "modified"],
+        "properties": {
+          "uri": {"type": "string"},
+          "kind": {"const": "message"},
+          "id": {"type": "string", "format": "uuid"},
+          "author": {"type": "string"},
+          "text": {"type": "string"},
+          "project": {"$ref": "#/components/schemas/ProjectReference"},
+          "item": {"oneOf": [{"$ref": "#/components/schemas/ProjectReference"}, {"type": "null"}], "description": "the item it is on; null for a message on the project"},
           "created": {"type": "string"},
           "modified": {"type": "string"}
         }
@@ -239,6 +257,20 @@ enum OpenAPISpec {
         }
       }
     },
+    "/v1/messages/{uuid}": {
+      "get": {
+        "summary": "A message on a project or an item, as `spotlite resolve --format json`.",
+        "parameters": [{"$ref": "#/components/parameters/uuid"}],
+        "responses": {
+          "200": {"description": "The message, with its project and item.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Message"}}}},
+          "400": {"$ref": "#/components/responses/BadRequest"},
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "404": {"$ref": "#/components/responses/NotFound"},
+          "429": {"$ref": "#/components/responses/TooMany"},
+          "503": {"$ref": "#/components/responses/Unavailable"}
+        }
+      }
+    },
     "/v1/projects/{uuid}": {
       "get": {
         "summary": "A project, as `spotlite resolve --format json`.",
@@ -261,7 +293,7 @@ enum OpenAPISpec {
           "content": {"application/json": {"schema": {"type": "object", "required": ["uris"], "properties": {"uris": {"type": "array", "maxItems": 1000, "items": {"type": "string"}}}}}}
         },
         "responses": {
-          "200": {"description": "One result per URI, in order: the row, or what is wrong with the URI (malformed 400, not in the store 404, another store's 404 with code foreign-store).", "content": {"application/json": {"schema": {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {"oneOf": [{"$ref": "#/components/schemas/Item"}, {"$ref": "#/components/schemas/Project"}, {"$ref": "#/components/schemas/ResolveFailure"}]}}}}}}},
+          "200": {"description": "One result per URI, in order: the row, or what is wrong with the URI (malformed 400, not in the store 404, another store's 404 with code foreign-store).", "content": {"application/json": {"schema": {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {"oneOf": [{"$ref": "#/components/schemas/Item"}, {"$ref": "#/components/schemas/Project"}, {"$ref": "#/components/schemas/Message"}, {"$ref": "#/components/schemas/ResolveFailure"}]}}}}}}},
           "400": {"$ref": "#/components/responses/BadRequest"},
           "401": {"$ref": "#/components/responses/Unauthorized"},
           "413": {"$ref": "#/components/responses/TooLarge"},
@@ -363,9 +395,16 @@ enum OpenAPISpec {
         "responses": {"200": {"description": "HTML.", "content": {"text/html": {"schema": {"type": "string"}}}}, "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"$ref": "#/components/responses/Unauthorized"}, "404": {"$ref": "#/components/responses/NotFound"}, "429": {"$ref": "#/components/responses/TooMany"}, "503": {"$ref": "#/components/responses/Unavailable"}}
       }
     },
+    "/messages/{uuid}": {
+      "get": {
+        "summary": "A message's page, linking to its item and project.",
+        "parameters": [{"$ref": "#/components/parameters/uuid"}],
+        "responses": {"200": {"description": "HTML.", "content": {"text/html": {"schema": {"type": "string"}}}}, "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"$ref": "#/components/responses/Unauthorized"}, "404": {"$ref": "#/components/responses/NotFound"}, "429": {"$ref": "#/components/responses/TooMany"}, "503": {"$ref": "#/components/responses/Unavailable"}}
+      }
+    },
     "/projects/{uuid}": {
       "get": {
-        "summary": "A project's page, with its items.",
+        "summary": "A project's page, with its items and messages.",
         "parameters": [{"$ref": "#/components/parameters/uuid"}],
         "responses": {"200": {"description": "HTML.", "content": {"text/html": {"schema": {"type": "string"}}}}, "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"$ref": "#/components/responses/Unauthorized"}, "404": {"$ref": "#/components/responses/NotFound"}, "429": {"$ref": "#/components/responses/TooMany"}, "503": {"$ref": "#/components/responses/Unavailable"}}
       }

@@ -15,6 +15,7 @@ struct Pages: Sendable {
         router.get("/") { _, _ in Self.html(Self.searchPage) }
         router.get("/items/:uuid") { _, context in try await page(.item, context) }
         router.get("/projects/:uuid") { _, context in try await page(.project, context) }
+        router.get("/messages/:uuid") { _, context in try await page(.message, context) }
     }
 
     func page(_ kind: TrackerURI.Kind, _ context: BasicRequestContext) async throws -> Response {
@@ -26,14 +27,18 @@ struct Pages: Sendable {
         let entity = try await backend.run { try backend.reader.store.entity(for: uri) }
         switch entity {
         case .item(let item, let project):
-            return Self.html(Self.itemPage(item, project: project, uri: uri))
+            let messages = try await backend.run { try backend.reader.store.read { try $0.messages(onItems: [item.id]) } }
+            return Self.html(Self.itemPage(item, project: project, uri: uri, messages: messages))
+        case .message(let message, let project, let item):
+            return Self.html(Self.messagePage(message, project: project, item: item, uri: uri))
         case .project(let project):
             var options = SearchOptions()
             options.snippets = false
             options.request.limit = 200
             options.request.sort = .modified
             let outcome = try await backend.search("kind:item project:\"\(uri)\"", options: options)
-            return Self.html(Self.projectPage(project, uri: uri, items: outcome))
+            let messages = try await backend.run { try backend.reader.store.read { try $0.messages(onProjects: [project.id]) } }
+            return Self.html(Self.projectPage(project, uri: uri, items: outcome, messages: messages))
         }
     }
 
@@ -105,7 +110,7 @@ struct Pages: Sendable {
         }
         function pathOf(uri) {
           const parts = uri.split("/");
-          return "/" + (parts[3] === "project" ? "projects" : "items") + "/" + parts[4];
+          return "/" + ({project: "projects", message: "messages"}[parts[3]] || "items") + "/" + parts[4];
         }
         // The snippet with each highlighted word in <mark>, built from text nodes only.
         function snippet(text, words) {
@@ -180,7 +185,41 @@ struct Pages: Sendable {
         </body></html>
         """
 
-    static func itemPage(_ item: Item, project: Project, uri: TrackerURI) -> String {
+    /// The messages on an item or a project, oldest first, each linking to its own page.
+    static func messageList(_ messages: [Message]) -> String {
+        guard !messages.isEmpty else { return "" }
+        var rows = ""
+        for message in messages {
+            let author = message.author.isEmpty ? "someone" : message.author
+            rows += "<li><a href=\"/messages/\(escaped(message.id))\">\(escaped(author))</a>"
+                + " <span class=\"meta\">\(escaped(message.createdAt))</span><div class=\"detail\">"
+                + "\(escaped(message.text))</div></li>\n"
+        }
+        return "<h2>Messages</h2>\n<ul id=\"messages\">\n\(rows)</ul>"
+    }
+
+    static func messagePage(_ message: Message, project: Project, item: Item?, uri: TrackerURI) -> String {
+        let author = message.author.isEmpty ? "someone" : message.author
+        let on = item.map { "<a id=\"item\" href=\"/items/\(escaped($0.id))\">\(escaped($0.title))</a> in " } ?? ""
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>Message from \(escaped(author)) — Spotlite</title>
+            <meta name="viewport" content="width=device-width, initial-scale=1">\(style)</head>
+            <body>
+            <p><a href="/">← Search</a></p>
+            <h1 id="title">Message from \(escaped(author))</h1>
+            <dl>
+            <dt>on</dt><dd>\(on)<a id="project" href="/projects/\(escaped(project.id))">\(escaped(project.title))</a></dd>
+            <dt>created</dt><dd>\(escaped(message.createdAt))</dd>
+            <dt>modified</dt><dd>\(escaped(message.modifiedAt))</dd>
+            <dt>uri</dt><dd><code id="uri">\(escaped(uri.description))</code></dd>
+            </dl>
+            <div class="detail" id="detail">\(escaped(message.text))</div>
+            </body></html>
+            """
+    }
+
+    static func itemPage(_ item: Item, project: Project, uri: TrackerURI, messages: [Message] = []) -> String {
         let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)
         let priority = [1: "low", 2: "medium", 3: "high"][item.priority] ?? "?"
         return """
@@ -200,11 +239,12 @@ struct Pages: Sendable {
             <dt>project uri</dt><dd><code>\(escaped(projectURI.description))</code></dd>
             </dl>
             <div class="detail" id="detail">\(escaped(item.detail))</div>
+            \(messageList(messages))
             </body></html>
             """
     }
 
-    static func projectPage(_ project: Project, uri: TrackerURI, items: SearchOutcome) -> String {
+    static func projectPage(_ project: Project, uri: TrackerURI, items: SearchOutcome, messages: [Message] = []) -> String {
         var rows = ""
         for hit in items.hits {
             guard case .item(let item, _) = hit.entity else { continue }
@@ -227,6 +267,7 @@ struct Pages: Sendable {
             <h2>Items, latest changed first</h2>
             <ul id="items">
             \(rows)</ul>
+            \(messageList(messages))
             </body></html>
             """
     }

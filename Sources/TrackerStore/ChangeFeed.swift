@@ -17,6 +17,14 @@ public struct ChangeBatch: Sendable {
     public var items: [Item]
     /// Every project referenced by ``items``, keyed by id.
     public var itemProjects: [String: Project]
+    /// Messages that must be (re)indexed: those that changed, plus those on a changed project or item (their
+    /// domain and project title come from there), but for those a later change rewrites.
+    public var messages: [Message] = []
+    /// The project of each message of ``messages`` (its own, or its item's), keyed by message id; the projects
+    /// are in ``itemProjects``.
+    public var messageProjectIDs: [String: String] = [:]
+    /// Messages that changed and no longer exist.
+    public var deletedMessageIDs: [String] = []
     /// Items that changed and no longer exist.
     public var deletedItemIDs: [String]
     /// Projects that changed and no longer exist (their whole domain goes).
@@ -56,6 +64,7 @@ public struct ChangeHorizon: Sendable {
     public internal(set) var isComplete = false
     private var lastItemChange: [String: Int64] = [:]
     private var lastProjectChange: [String: Int64] = [:]
+    private var lastMessageChange: [String: Int64] = [:]
 
     /// Changes read ahead at most: the horizon's memory is bounded; rows changed beyond it may be written twice.
     public static let maximumChanges = 200_000
@@ -74,8 +83,19 @@ public struct ChangeHorizon: Sendable {
         (lastItemChange[id] ?? 0) > sequence || (lastProjectChange[projectID] ?? 0) > sequence
     }
 
+    /// Whether a message is rewritten after `sequence` (within the horizon): it changes again, or what it is on
+    /// does (which re-indexes its messages).
+    public func messageChanges(_ message: Message, in projectID: String, after sequence: Int64) -> Bool {
+        (lastMessageChange[message.id] ?? 0) > sequence || (lastProjectChange[projectID] ?? 0) > sequence
+            || (message.itemID.map { (lastItemChange[$0] ?? 0) > sequence } ?? false)
+    }
+
     mutating func note(entity: String, id: String, sequence: Int64) {
-        if entity == "item" { lastItemChange[id] = sequence } else { lastProjectChange[id] = sequence }
+        switch entity {
+        case "item": lastItemChange[id] = sequence
+        case "message": lastMessageChange[id] = sequence
+        default: lastProjectChange[id] = sequence
+        }
         through = sequence
     }
 }
@@ -115,8 +135,10 @@ extension StoreReader {
         var firstChangeTime: Int64?
         var itemIDs: [String] = []
         var projectIDs: [String] = []
+        var messageIDs: [String] = []
         var seenItems = Set<String>()
         var seenProjects = Set<String>()
+        var seenMessages = Set<String>()
         let rows = try Row.fetchCursor(
             db,
             sql: "SELECT seq, entity, entity_id, changed_at FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
@@ -126,10 +148,13 @@ extension StoreReader {
             if count == 0 { firstChangeTime = Timestamp.seconds(row["changed_at"]) }
             count += 1
             let id: String = row["entity_id"]
-            if row["entity"] == "item" {
+            switch row["entity"] as String {
+            case "item":
                 if seenItems.insert(id).inserted { itemIDs.append(id) }
-            } else if seenProjects.insert(id).inserted {
-                projectIDs.append(id)
+            case "message":
+                if seenMessages.insert(id).inserted { messageIDs.append(id) }
+            default:
+                if seenProjects.insert(id).inserted { projectIDs.append(id) }
             }
         }
 
@@ -143,8 +168,26 @@ extension StoreReader {
             items.append(item)
         }
         items.removeAll { horizon.itemChanges($0.id, in: $0.projectID, after: through) }
+        // Messages: those that changed, and those on what changed (a project's or an item's, whose title and domain
+        // their documents carry).
+        let liveMessages = try self.messages(ids: messageIDs)
+        var messages = messageIDs.compactMap { liveMessages[$0] }
+        var messageSet = Set(messages.map(\.id))
+        let changedItems = itemIDs.filter { liveItems[$0] != nil }
+        for message in try self.messages(inProjects: written.keys) + self.messages(onItems: changedItems)
+        where messageSet.insert(message.id).inserted {
+            messages.append(message)
+        }
+        var messageProjectIDs: [String: String] = [:]
+        let parentItems = try self.items(ids: messages.compactMap(\.itemID))
+        messages.removeAll { message in
+            guard let projectID = message.projectID ?? parentItems[message.itemID ?? ""]?.projectID else { return true }
+            messageProjectIDs[message.id] = projectID
+            return horizon.messageChanges(message, in: projectID, after: through)
+        }
+
         var itemProjects = liveProjects
-        let missing = Set(items.map(\.projectID)).subtracting(itemProjects.keys)
+        let missing = Set(items.map(\.projectID)).union(messageProjectIDs.values).subtracting(itemProjects.keys)
         for (id, project) in try self.projects(ids: missing) { itemProjects[id] = project }
 
         return ChangeBatch(
@@ -154,6 +197,9 @@ extension StoreReader {
             projects: projectIDs.compactMap { written[$0] },
             items: items,
             itemProjects: itemProjects,
+            messages: messages,
+            messageProjectIDs: messageProjectIDs,
+            deletedMessageIDs: messageIDs.filter { liveMessages[$0] == nil },
             deletedItemIDs: itemIDs.filter { liveItems[$0] == nil },
             deletedProjectIDs: projectIDs.filter { liveProjects[$0] == nil }
         )

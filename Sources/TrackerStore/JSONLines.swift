@@ -5,10 +5,13 @@ import Foundation
 /// ```
 /// {"kind":"project","id":"<uuid>","title":"…","detail":"…","created":"2020-06-18T20:27:49Z"}
 /// {"kind":"item","id":"<uuid>","project":"<project uuid>","title":"…","detail":"…","priority":2,"completed":true,"created":"…"}
+/// {"kind":"message","id":"<uuid>","item":"<item uuid>","author":"…","text":"…","created":"…"}
 /// ```
 public enum JSONLinesRecord: Sendable, Equatable {
     case project(Project)
     case item(Item)
+    /// On a project (`"project"`) or an item (`"item"`): one of the two.
+    case message(Message)
 }
 
 /// A line that cannot be imported: its 1-based number and what is wrong with it.
@@ -24,6 +27,7 @@ public enum JSONLines {
     static let itemFields: Set<String> = [
         "kind", "id", "project", "title", "detail", "priority", "completed", "created", "modified",
     ]
+    static let messageFields: Set<String> = ["kind", "id", "project", "item", "author", "text", "created", "modified"]
 
     /// Parses a whole file; the first bad line fails it (nothing is half-read).
     ///
@@ -107,8 +111,32 @@ public enum JSONLines {
                     isCompleted: try fields.bool("completed") ?? false,
                     createdAt: created,
                     modifiedAt: try fields.timestamp("modified") ?? created))
+        case "message":
+            try fields.rejectUnknown(messageFields, kind: kind)
+            let created = try fields.timestamp("created") ?? now
+            let parent: Message.Parent
+            switch (try fields.uuid("project"), try fields.uuid("item")) {
+            case (let project?, nil): parent = .project(id: project)
+            case (nil, let item?): parent = .item(id: item)
+            case (.some, .some):
+                throw Reason(text: "a message is on a project or on an item: give \"project\" or \"item\", not both")
+            case (nil, nil):
+                throw Reason(text: "field \"project\" or \"item\" is missing (the id of what the message is on)")
+            }
+            let text = try fields.string("text", required: true)!
+            let author = try fields.string("author") ?? ""
+            do {
+                try Validation.message(text: text, author: author)
+            } catch {
+                throw Reason(text: error.message)
+            }
+            return .message(
+                Message(
+                    id: try fields.uuid("id") ?? makeID(), parent: parent,
+                    author: author.trimmingCharacters(in: .whitespacesAndNewlines), text: text, createdAt: created,
+                    modifiedAt: try fields.timestamp("modified") ?? created))
         default:
-            throw Reason(text: "field \"kind\" is \(quote(kind)); use \"project\" or \"item\"")
+            throw Reason(text: "field \"kind\" is \(quote(kind)); use \"project\", \"item\" or \"message\"")
         }
     }
 
@@ -197,6 +225,17 @@ public enum JSONLines {
             field("completed", item.isCompleted ? "true" : "false")
             field("created", quote(item.createdAt))
             field("modified", quote(item.modifiedAt))
+        case .message(let message):
+            field("kind", quote("message"), first: true)
+            field("id", quote(message.id))
+            switch message.parent {
+            case .project(let id): field("project", quote(id))
+            case .item(let id): field("item", quote(id))
+            }
+            field("author", quote(message.author))
+            field("text", quote(message.text))
+            field("created", quote(message.createdAt))
+            field("modified", quote(message.modifiedAt))
         }
         return out + "}"
     }

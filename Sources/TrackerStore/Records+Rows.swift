@@ -22,3 +22,15 @@ extension Item: FetchableRecord {
             createdAt: row[6], modifiedAt: row[7])
     }
 }
+
+extension Message: FetchableRecord {
+    static let columns = "id, project_id, item_id, author, text, created_at, modified_at"
+
+    public init(row: Row) {
+        let projectID: String? = row[1]
+        let itemID: String? = row[2]
+        self.init(
+            id: row[0], parent: itemID.map { .item(id: $0) } ?? .project(id: projectID ?? ""), author: row[3],
+            text: row[4], createdAt: row[5], modifiedAt: row[6])
+    }
+}

@@ -52,3 +52,46 @@ public struct Item: Hashable, Sendable {
     /// The valid priorities.
     public static let priorities = 1...3
 }
+
+/// A chat message on a project or on an item: who wrote it, what it says.
+public struct Message: Hashable, Sendable {
+    /// What a message is on.
+    public enum Parent: Hashable, Sendable {
+        case project(id: String)
+        case item(id: String)
+    }
+
+    public var id: String
+    public var parent: Parent
+    /// Who wrote it, as they want to be called (may be empty).
+    public var author: String
+    public var text: String
+    public var createdAt: String
+    public var modifiedAt: String
+
+    public init(id: String, parent: Parent, author: String = "", text: String, createdAt: String, modifiedAt: String) {
+        self.id = id
+        self.parent = parent
+        self.author = author
+        self.text = text
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+    }
+
+    /// The project id when the message is on a project.
+    public var projectID: String? {
+        if case .project(let id) = parent { return id }
+        return nil
+    }
+
+    /// The item id when the message is on an item.
+    public var itemID: String? {
+        if case .item(let id) = parent { return id }
+        return nil
+    }
+
+    /// A message's text is at most this many bytes (UTF-8): chat, not documents.
+    public static let maximumTextBytes = 64 * 1024
+    /// An author's name is at most this many bytes.
+    public static let maximumAuthorBytes = 200
+}

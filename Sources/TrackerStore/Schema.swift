@@ -7,7 +7,7 @@ import GRDB
 /// keys off.
 enum Schema {
     /// The schema version this build writes; a store with a newer one is refused.
-    static let version = 3
+    static let version = 4
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -20,13 +20,106 @@ enum Schema {
         migrator.registerMigration("v3") { db in
             try db.execute(sql: v3)
         }
+        migrator.registerMigration("v4") { db in
+            try migrateToV4(db)
+        }
         return migrator
     }
 
     /// Migrations that only guard writes (triggers) or add what only `serve` and `subscribe` write (v3's
     /// subscriptions): a store without them reads the same, so a read-only store that lacks them can still be
     /// searched.
-    static let readCompatibleMigrations: Set<String> = ["v2", "v3"]
+    /// v4 (messages) too: readers of a store without the table see no messages (``TrackerStore/hasMessages``).
+    static let readCompatibleMigrations: Set<String> = ["v2", "v3", "v4"]
+
+    /// v4: chat messages on projects and items, logged and deleted with their parent like items. The change log
+    /// and the subscriptions' members take a third entity, `message`: SQLite cannot change a CHECK, so those two
+    /// tables are made anew and their rows copied (the log's sequence kept, so no index cursor is ever reused).
+    static func migrateToV4(_ db: GRDB.Database) throws {
+        let lastSequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+        // With legacy renaming, renaming the new table does not check the triggers that write to the old one by
+        // name; they write to the new one.
+        try db.execute(sql: "PRAGMA legacy_alter_table = ON")
+        defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
+        try db.execute(sql: """
+            CREATE TABLE change_log_v4 (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                entity TEXT NOT NULL CHECK (entity IN ('project', 'item', 'message')),
+                entity_id TEXT NOT NULL,
+                op TEXT NOT NULL CHECK (op IN ('insert', 'update', 'delete')),
+                project_id TEXT NOT NULL DEFAULT '',
+                changed_at TEXT NOT NULL DEFAULT (\(now))
+            );
+            INSERT INTO change_log_v4 (seq, entity, entity_id, op, project_id, changed_at)
+                SELECT seq, entity, entity_id, op, project_id, changed_at FROM change_log ORDER BY seq;
+            DROP TABLE change_log;
+            ALTER TABLE change_log_v4 RENAME TO change_log;
+            CREATE TABLE subscription_members_v4 (
+                subscription_id TEXT NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+                entity TEXT NOT NULL CHECK (entity IN ('project', 'item', 'message')),
+                entity_id TEXT NOT NULL,
+                PRIMARY KEY (subscription_id, entity, entity_id)
+            ) WITHOUT ROWID;
+            INSERT INTO subscription_members_v4 SELECT subscription_id, entity, entity_id FROM subscription_members;
+            DROP TABLE subscription_members;
+            ALTER TABLE subscription_members_v4 RENAME TO subscription_members;
+            """)
+        try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = 'change_log'")
+        if lastSequence > 0 {
+            try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('change_log', ?)", arguments: [lastSequence])
+        }
+        try db.execute(sql: v4Messages)
+    }
+
+    static var v4Messages: String {
+        """
+        CREATE TABLE messages (
+            id TEXT PRIMARY KEY NOT NULL DEFAULT \(uuidDefault) \(uuidCheck("id")),
+            -- exactly one of the two: the project or the item the message is on
+            project_id TEXT,
+            item_id TEXT,
+            author TEXT NOT NULL DEFAULT '' CHECK (typeof(author) = 'text' AND length(CAST(author AS BLOB)) <= \(Message.maximumAuthorBytes)),
+            text TEXT NOT NULL CHECK (typeof(text) = 'text' AND length(trim(text)) > 0
+                AND length(CAST(text AS BLOB)) <= \(Message.maximumTextBytes)),
+            created_at TEXT NOT NULL DEFAULT (\(now)),
+            modified_at TEXT NOT NULL DEFAULT (\(now)),
+            CHECK ((project_id IS NULL) <> (item_id IS NULL))
+        );
+        CREATE INDEX messages_by_project ON messages(project_id);
+        CREATE INDEX messages_by_item ON messages(item_id);
+
+        CREATE TRIGGER messages_keep_id BEFORE UPDATE OF id ON messages WHEN NEW.id IS NOT OLD.id
+        BEGIN SELECT RAISE(ABORT, 'messages.id cannot change: delete and insert instead'); END;
+        CREATE TRIGGER messages_need_parent_on_insert BEFORE INSERT ON messages
+        WHEN (NEW.project_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM projects WHERE id = NEW.project_id))
+            OR (NEW.item_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM items WHERE id = NEW.item_id))
+        BEGIN SELECT RAISE(ABORT, 'messages: no such project or item'); END;
+        CREATE TRIGGER messages_need_parent_on_update BEFORE UPDATE OF project_id, item_id ON messages
+        WHEN (NEW.project_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM projects WHERE id = NEW.project_id))
+            OR (NEW.item_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM items WHERE id = NEW.item_id))
+        BEGIN SELECT RAISE(ABORT, 'messages: no such project or item'); END;
+        \(timestampGuards("messages"))
+
+        -- A message goes with what it is on, whoever deletes that (foreign keys on or off).
+        CREATE TRIGGER items_delete_messages BEFORE DELETE ON items
+        BEGIN DELETE FROM messages WHERE item_id = OLD.id; END;
+        CREATE TRIGGER projects_delete_messages BEFORE DELETE ON projects
+        BEGIN DELETE FROM messages WHERE project_id = OLD.id; END;
+
+        CREATE TRIGGER messages_log_insert AFTER INSERT ON messages
+        BEGIN INSERT INTO change_log (entity, entity_id, op, project_id) VALUES ('message', NEW.id, 'insert',
+            coalesce(NEW.project_id, (SELECT project_id FROM items WHERE id = NEW.item_id), '')); END;
+        CREATE TRIGGER messages_log_update AFTER UPDATE ON messages
+        BEGIN
+            UPDATE messages SET modified_at = \(now) WHERE id = NEW.id AND modified_at IS NOT \(now);
+            INSERT INTO change_log (entity, entity_id, op, project_id) VALUES ('message', NEW.id, 'update',
+                coalesce(NEW.project_id, (SELECT project_id FROM items WHERE id = NEW.item_id), ''));
+        END;
+        CREATE TRIGGER messages_log_delete AFTER DELETE ON messages
+        BEGIN INSERT INTO change_log (entity, entity_id, op, project_id) VALUES ('message', OLD.id, 'delete',
+            coalesce(OLD.project_id, (SELECT project_id FROM items WHERE id = OLD.item_id), '')); END;
+        """
+    }
 
     /// Saved-query subscriptions (`serve`, `subscribe`): each query once (by its normalised text), the results it
     /// had at its cursor, and the events that moved them. Not tracker data: no change log, no export.

@@ -113,6 +113,113 @@ public struct StoreReader {
         }
     }
 
+    // MARK: Messages (none in a store without the table: one written before v4, opened read-only)
+
+    /// Whether the store has the messages table.
+    public func hasMessages() throws -> Bool { try db.tableExists("messages") }
+
+    public func message(id: String) throws -> Message? {
+        guard try hasMessages() else { return nil }
+        return try Message.fetchOne(db, sql: "SELECT \(Message.columns) FROM messages WHERE id = ?", arguments: [id])
+    }
+
+    /// The messages with these ids that exist, keyed by id.
+    public func messages<S: Sequence>(ids: S) throws -> [String: Message] where S.Element == String {
+        guard try hasMessages() else { return [:] }
+        let found = try rows(Message.self, "SELECT \(Message.columns) FROM messages WHERE id IN", ids)
+        return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The messages on these projects (not on their items), oldest first.
+    public func messages<S: Sequence>(onProjects ids: S) throws -> [Message] where S.Element == String {
+        guard try hasMessages() else { return [] }
+        return try rows(Message.self, "SELECT \(Message.columns) FROM messages WHERE project_id IN", ids,
+                        then: "ORDER BY created_at, rowid")
+    }
+
+    /// The messages on these items, oldest first.
+    public func messages<S: Sequence>(onItems ids: S) throws -> [Message] where S.Element == String {
+        guard try hasMessages() else { return [] }
+        return try rows(Message.self, "SELECT \(Message.columns) FROM messages WHERE item_id IN", ids,
+                        then: "ORDER BY created_at, rowid")
+    }
+
+    /// Every message on these projects or on their items: what a project's change re-indexes (its title is in
+    /// their documents, and its domain is theirs).
+    public func messages<S: Sequence>(inProjects ids: S) throws -> [Message] where S.Element == String {
+        guard try hasMessages() else { return [] }
+        let projects = Array(ids)
+        return try messages(onProjects: projects) + messages(onItems: items(inProjects: projects).map(\.id))
+    }
+
+    /// Calls `body` with every message, in insertion order, up to `batch` at a time.
+    public func forEachMessage(batch: Int = streamBatch, _ body: ([Message]) throws -> Void) throws {
+        guard try hasMessages() else { return }
+        let cursor = try Message.fetchCursor(db, sql: "SELECT \(Message.columns) FROM messages ORDER BY rowid")
+        var messages: [Message] = []
+        while let message = try cursor.next() {
+            messages.append(message)
+            if messages.count == batch {
+                try body(messages)
+                messages.removeAll(keepingCapacity: true)
+            }
+        }
+        if !messages.isEmpty { try body(messages) }
+    }
+
+    public func messageCount() throws -> Int {
+        guard try hasMessages() else { return 0 }
+        return try Int.fetchOne(db, sql: "SELECT count(*) FROM messages") ?? 0
+    }
+
+    /// The rows behind entity ids of each kind, keyed by kind and id (a page of search hits: one query per kind and
+    /// 500 ids); ids whose rows are gone are left out.
+    public func entities(items itemIDs: [String], projects projectIDs: [String], messages messageIDs: [String])
+        throws -> [TrackerURI.Kind: [String: StoreEntity]]
+    {
+        let messages = try self.messages(ids: messageIDs)
+        let items = try self.items(ids: itemIDs + messages.values.compactMap(\.itemID))
+        let projects = try self.projects(
+            ids: Set(projectIDs).union(items.values.map(\.projectID)).union(messages.values.compactMap(\.projectID)))
+        var found: [TrackerURI.Kind: [String: StoreEntity]] = [.item: [:], .project: [:], .message: [:]]
+        for id in itemIDs {
+            if let item = items[id], let project = projects[item.projectID] { found[.item]![id] = .item(item, project: project) }
+        }
+        for id in projectIDs {
+            if let project = projects[id] { found[.project]![id] = .project(project) }
+        }
+        for (id, message) in messages {
+            switch message.parent {
+            case .project(let projectID):
+                if let project = projects[projectID] { found[.message]![id] = .message(message, project: project, item: nil) }
+            case .item(let itemID):
+                if let item = items[itemID], let project = projects[item.projectID] {
+                    found[.message]![id] = .message(message, project: project, item: item)
+                }
+            }
+        }
+        return found
+    }
+
+    /// A message with its project and item, nil if they are gone.
+    public func entity(of message: Message) throws -> StoreEntity? {
+        switch message.parent {
+        case .project(let id):
+            return try project(id: id).map { .message(message, project: $0, item: nil) }
+        case .item(let id):
+            guard let item = try item(id: id), let project = try project(id: item.projectID) else { return nil }
+            return .message(message, project: project, item: item)
+        }
+    }
+
+    /// The project a message belongs to: its own, or its item's.
+    public func projectID(of message: Message) throws -> String? {
+        switch message.parent {
+        case .project(let id): return id
+        case .item(let id): return try item(id: id)?.projectID
+        }
+    }
+
     public func projectCount() throws -> Int {
         try Int.fetchOne(db, sql: "SELECT count(*) FROM projects") ?? 0
     }

@@ -7,6 +7,8 @@ public struct ImportSummary: Sendable, Equatable {
     public var projectsUpdated = 0
     public var itemsAdded = 0
     public var itemsUpdated = 0
+    public var messagesAdded = 0
+    public var messagesUpdated = 0
     public var unchanged = 0
 }
 
@@ -79,13 +81,17 @@ extension TrackerStore {
     ) throws(StoreError) -> ImportSummary {
         var firstLine: [String: Int] = [:]
         var fileProjects = Set<String>()
+        var fileItems = Set<String>()
         for (line, record) in records {
             let id: String
             switch record {
             case .project(let project):
                 id = project.id
                 fileProjects.insert(id)
-            case .item(let item): id = item.id
+            case .item(let item):
+                id = item.id
+                fileItems.insert(id)
+            case .message(let message): id = message.id
             }
             if let earlier = firstLine[id] {
                 throw StoreError(.invalidInput, "line \(line): id \(id) was already used on line \(earlier)")
@@ -95,10 +101,24 @@ extension TrackerStore {
         return try write { db in
             var summary = ImportSummary()
             let knownProjects = try Set(String.fetchAll(db, sql: "SELECT id FROM projects")).union(fileProjects)
+            let knownItems = try Set(String.fetchAll(db, sql: "SELECT id FROM items")).union(fileItems)
+            let hasMessages = try db.tableExists("messages")
             for (line, record) in records {
-                if case .item(let item) = record, !knownProjects.contains(item.projectID) {
+                switch record {
+                case .item(let item) where !knownProjects.contains(item.projectID):
                     throw StoreError(
                         .invalidInput, "line \(line): project \(item.projectID) is neither in the file nor in the store")
+                case .message where !hasMessages:
+                    throw StoreError(.readOnly, "line \(line): this store predates messages; open it writable once to upgrade it")
+                case .message(let message):
+                    switch message.parent {
+                    case .project(let id) where !knownProjects.contains(id),
+                        .item(let id) where !knownItems.contains(id):
+                        throw StoreError(
+                            .invalidInput, "line \(line): the message's \(message.projectID != nil ? "project" : "item") \(id) is neither in the file nor in the store")
+                    default: break
+                    }
+                default: break
                 }
             }
             let upsertProject = try db.cachedStatement(sql: """
@@ -146,6 +166,25 @@ extension TrackerStore {
                       added: &summary.itemsAdded, updated: &summary.itemsUpdated, unchanged: &summary.unchanged)
                 wrote()
             }
+            guard hasMessages else { return summary }
+            // Messages last: what they are on is in place by now.
+            let upsertMessage = try db.cachedStatement(sql: """
+                INSERT INTO messages (id, project_id, item_id, author, text, created_at, modified_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET
+                    project_id = excluded.project_id, item_id = excluded.item_id, author = excluded.author,
+                    text = excluded.text, created_at = excluded.created_at
+                WHERE project_id IS NOT excluded.project_id OR item_id IS NOT excluded.item_id
+                    OR author IS NOT excluded.author OR text IS NOT excluded.text
+                    OR created_at IS NOT excluded.created_at
+                """)
+            let existingMessages = try Set(String.fetchAll(db, sql: "SELECT id FROM messages"))
+            for case (_, .message(let m)) in records {
+                try upsertMessage.execute(arguments: [m.id, m.projectID, m.itemID, m.author, m.text, m.createdAt, m.modifiedAt])
+                count(db.changesCount, existed: existingMessages.contains(m.id),
+                      added: &summary.messagesAdded, updated: &summary.messagesUpdated, unchanged: &summary.unchanged)
+                wrote()
+            }
             return summary
         }
     }
@@ -160,8 +199,8 @@ extension TrackerStore {
         }
     }
 
-    /// Writes every project, each followed by its items, as JSON Lines; `importJSONLines` of the result
-    /// into an empty store gives an identical export.
+    /// Writes every project, each followed by its items and then the messages on it and on its items, as JSON
+    /// Lines; `importJSONLines` of the result into an empty store gives an identical export.
     ///
     /// Rethrows what `write` throws, unchanged (and stops there); store failures are ``StoreError``s.
     public func exportJSONLines(_ write: (String) throws -> Void) throws {
@@ -178,11 +217,25 @@ extension TrackerStore {
             try read { reader in
                 let projects = try reader.allProjects()
                 var itemsByProject: [String: [Item]] = [:]
-                try reader.forEachItem { itemsByProject[$0.projectID, default: []].append($0) }
+                var itemProject: [String: String] = [:]
+                try reader.forEachItem {
+                    itemsByProject[$0.projectID, default: []].append($0)
+                    itemProject[$0.id] = $0.projectID
+                }
+                var messagesByProject: [String: [Message]] = [:]
+                try reader.forEachMessage { messages in
+                    for message in messages {
+                        let project = message.projectID ?? itemProject[message.itemID ?? ""] ?? ""
+                        messagesByProject[project, default: []].append(message)
+                    }
+                }
                 for project in projects {
                     try emit(JSONLines.line(for: .project(project)))
                     for item in itemsByProject[project.id] ?? [] {
                         try emit(JSONLines.line(for: .item(item)))
+                    }
+                    for message in messagesByProject[project.id] ?? [] {
+                        try emit(JSONLines.line(for: .message(message)))
                     }
                 }
             }

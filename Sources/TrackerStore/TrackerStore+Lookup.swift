@@ -2,12 +2,36 @@
 public enum StoreEntity: Sendable, Equatable {
     case item(Item, project: Project)
     case project(Project)
+    /// A message, with the project it belongs to and, for a message on an item, that item.
+    case message(Message, project: Project, item: Item?)
+
+    /// What people read as its title: an item's or a project's, a message's author and first words.
+    public var title: String {
+        switch self {
+        case .item(let item, _): return item.title
+        case .project(let project): return project.title
+        case .message(let message, _, _):
+            let firstLine = message.text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            let words = firstLine.count > 60 ? String(firstLine.prefix(59)) + "…" : firstLine
+            return message.author.isEmpty ? words : "\(message.author): \(words)"
+        }
+    }
+
+    /// Its text: an item's or a project's detail, a message's text.
+    public var detail: String {
+        switch self {
+        case .item(let item, _): return item.detail
+        case .project(let project): return project.detail
+        case .message(let message, _, _): return message.text
+        }
+    }
 
     /// When the row was last modified: which of two stores' copies is newer.
     public var modifiedAt: String {
         switch self {
         case .item(let item, _): return item.modifiedAt
         case .project(let project): return project.modifiedAt
+        case .message(let message, _, _): return message.modifiedAt
         }
     }
 }
@@ -28,6 +52,8 @@ extension TrackerStore {
                 return .item(item, project: project)
             case .project:
                 return try reader.project(id: uri.entityID).map { .project($0) }
+            case .message:
+                return try reader.message(id: uri.entityID).flatMap { try reader.entity(of: $0) }
             }
         }
         guard let found else { throw StoreError(.notFound, "\(uri) is not in this store (deleted, or never there)") }

@@ -48,6 +48,22 @@ enum Validation {
         }
     }
 
+    static func message(text: String, author: String) throws(StoreError) {
+        try Validation.text(text, field: "message")
+        try Validation.text(author, field: "author")
+        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw StoreError(.invalidInput, "the message is empty; say something")
+        }
+        if text.utf8.count > Message.maximumTextBytes {
+            throw StoreError(
+                .invalidInput,
+                "the message is \(text.utf8.count) bytes, over the limit of \(Message.maximumTextBytes); shorten it")
+        }
+        if author.utf8.count > Message.maximumAuthorBytes {
+            throw StoreError(.invalidInput, "the author's name is over \(Message.maximumAuthorBytes) bytes; shorten it")
+        }
+    }
+
     static func text(_ text: String, field: String) throws(StoreError) {
         if text.utf8.contains(0) {
             throw StoreError(.invalidInput, "the \(field) contains a NUL character; remove it")
@@ -179,6 +195,43 @@ extension TrackerStore {
                 throw StoreError(.notFound, "no project \(uri(.project, id)) in this store (deleted?)")
             }
             return items
+        }
+    }
+
+    /// Adds a message on a project or an item. Throws ``StoreError/Code-swift.struct/notFound`` if that is gone,
+    /// ``StoreError/Code-swift.struct/invalidInput`` for an empty or oversized text.
+    @discardableResult
+    public func addMessage(on parent: Message.Parent, author: String = "", text: String) throws(StoreError) -> Message {
+        try Validation.message(text: text, author: author)
+        let author = author.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try write { db in
+            guard try db.tableExists("messages") else {
+                throw StoreError(.readOnly, "this store predates messages; open it writable once to upgrade it")
+            }
+            let (column, id, table, kind): (String, String, String, TrackerURI.Kind) = switch parent {
+            case .project(let id): ("project_id", id, "projects", .project)
+            case .item(let id): ("item_id", id, "items", .item)
+            }
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE id = ?", arguments: [id]) != nil else {
+                throw StoreError(.notFound, "no \(kind.rawValue) \(uri(kind, id)) in this store (deleted?)")
+            }
+            return try Message.fetchOne(
+                db,
+                sql: "INSERT INTO messages (\(column), author, text) VALUES (?, ?, ?) RETURNING \(Message.columns)",
+                arguments: [id, author, text])!
+        }
+    }
+
+    /// Deletes a message. Throws ``StoreError/Code-swift.struct/notFound`` if it is already gone.
+    public func deleteMessage(id: String) throws(StoreError) {
+        try write { db in
+            guard try db.tableExists("messages") else {
+                throw StoreError(.notFound, "no message \(uri(.message, id)) in this store")
+            }
+            try db.execute(sql: "DELETE FROM messages WHERE id = ?", arguments: [id])
+            if db.changesCount == 0 {
+                throw StoreError(.notFound, "no message \(uri(.message, id)) in this store (deleted?)")
+            }
         }
     }
 

@@ -1,4 +1,5 @@
-/// A deep link to a project or an item: `tracker://<store-uuid>/item/<item-uuid>` or `…/project/<uuid>`.
+/// A deep link to a project, an item or a message: `tracker://<store-uuid>/item/<item-uuid>`, `…/project/<uuid>` or
+/// `…/message/<uuid>`.
 ///
 /// Only the canonical form parses: scheme `tracker`, lowercase hyphenated UUIDs, no query, fragment or
 /// trailing slash. Every printed URI is itself valid input.
@@ -12,6 +13,7 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable, CaseIterable {
         case item
         case project
+        case message
     }
 
     public var storeID: String
@@ -43,7 +45,7 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
             if let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy({ $0.isLetter }) {
                 throw fail("the scheme must be 'tracker', not '\(text[..<colon])'")
             }
-            throw fail("expected tracker://<store-uuid>/item/<uuid> or tracker://<store-uuid>/project/<uuid>")
+            throw fail("expected tracker://<store-uuid>/item/<uuid> (or /project/<uuid>, /message/<uuid>)")
         }
         let rest = text.dropFirst(prefix.count)
         // Byte searches: `contains("?")` on a String goes through Foundation, and every search result is parsed.
@@ -54,10 +56,10 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
             .map { Substring($0) }
         guard parts.count == 3 else {
             if parts.count > 3 && parts.last == "" { throw fail("remove the trailing '/'") }
-            throw fail("expected three parts after tracker://: <store-uuid>/<item|project>/<uuid>")
+            throw fail("expected three parts after tracker://: <store-uuid>/<item|project|message>/<uuid>")
         }
         guard let kind = Kind(rawValue: String(parts[1])) else {
-            throw fail("the kind must be 'item' or 'project', not '\(parts[1])'")
+            throw fail("the kind must be 'item', 'project' or 'message', not '\(parts[1])'")
         }
         if let problem = Self.uuidProblem(parts[0]) { throw fail("the store id \(problem)") }
         if let problem = Self.uuidProblem(parts[2]) { throw fail("the \(kind.rawValue) id \(problem)") }

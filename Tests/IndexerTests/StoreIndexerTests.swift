@@ -17,12 +17,7 @@ import TrackerStore
     }
 
     func titles(_ query: String) throws -> [String] {
-        try indexer.search(query, limit: 100).hits.map { hit in
-            switch hit.entity {
-            case .item(let item, _): return item.title
-            case .project(let project): return project.title
-            }
-        }
+        try indexer.search(query, limit: 100).hits.map(\.entity.title)
     }
 
     @Test func theFirstCatchUpBuildsAndLaterOnesApplyTheLog() throws {

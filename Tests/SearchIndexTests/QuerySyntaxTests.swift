@@ -79,7 +79,7 @@ import TestSupport
 
     @Test(arguments: [
         ("is:pending", "is:pending is not a status; use is:open, is:completed or is:closed"),
-        ("kind:task", "kind:task is not a kind; use kind:item or kind:project"),
+        ("kind:task", "kind:task is not a kind; use kind:item, kind:project or kind:message"),
         ("priority:9", "priority:9 is not a priority; use 1, 2 or 3, a range like 2..3, or >=2, <=2, >1, <3"),
         ("priority:high", "priority:high is not a priority; use 1, 2 or 3, a range like 2..3, or >=2, <=2, >1, <3"),
         ("priority:0..2", "priority:0..2 matches no priority; priorities are 1, 2 and 3"),
@@ -145,7 +145,7 @@ import TestSupport
         ("title = \"x\"", "'=' is not an operator (use ==, !=, <, >, <=, >=, &&, ||, !) at character 7"),
         ("title == \"x", "a string is not closed at character 10"),
         ("title == \"x\"q", "'q' is not a string modifier (use c, d or w) at character 13"),
-        ("author == \"x\"", "unknown attribute author; Spotlite knows title, contentDescription, textContent, *, kind, priority, completed, containerTitle, domainIdentifier, contentCreationDate, contentModificationDate at character 1"),
+        ("author == \"x\"", "unknown attribute author; Spotlite knows title, contentDescription, textContent, *, kind, priority, completed, containerTitle, domainIdentifier, contentCreationDate, contentModificationDate, authorNames at character 1"),
         ("title > \"x\"", "title supports == and != only at character 7"),
         ("priority >= \"2\"", "priority compares with a whole number from 1 to 3 at character 13"),
         ("priority >= 5", "no priority lies in 5…3; priorities are 1, 2 and 3 at character 13"),
@@ -156,7 +156,7 @@ import TestSupport
         ("(title == \"x\"", "the query ends too early at the end"),
         ("contentCreationDate > $time.yesterday", "$time.yesterday is not a value; use a number, a \"string\", true, false, $time.now, $time.today(±n) or $time.iso(\"date\") at character 23"),
         ("InRange(title, 1, 2)", "InRange takes priority, contentCreationDate or contentModificationDate at character 9"),
-        ("kind == \"task\"", "kind:task is not a kind; use kind:item or kind:project at character 9"),
+        ("kind == \"task\"", "kind:task is not a kind; use kind:item, kind:project or kind:message at character 9"),
     ])
     func invalidSpotlightQueriesSayWhatIsWrong(query: String, reason: String) {
         do {

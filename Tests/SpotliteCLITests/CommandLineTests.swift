@@ -21,8 +21,8 @@ import TestSupport
         let cli = CLI()
         let result = cli("help", "foo")
         #expect(result.status == 2)
-        #expect(result.stderr == "spotlite: there is no command 'foo'; the commands are add, complete, delete, edit, export, "
-            + "import, index, init, open, reopen, resolve, search, serve, similar, status, stores, subscribe, verify, watch\n")
+        #expect(result.stderr == "spotlite: there is no command 'foo'; the commands are add, comment, complete, delete, edit, export, "
+            + "import, index, init, messages, open, reopen, resolve, search, serve, similar, status, stores, subscribe, verify, watch\n")
         #expect(cli("help", "add", "item").status == 0)
     }
 

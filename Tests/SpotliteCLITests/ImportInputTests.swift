@@ -27,12 +27,12 @@ import TestSupport
         #expect(empty.stdout.hasPrefix("imported: 0 projects and 0 items added"))
         let substituted = cli.shell("$spotlite import <(cat \(Repository.portfolio))")
         #expect(substituted.status == 0, "\(substituted.stderr)")
-        #expect(substituted.stdout.hasPrefix("imported: 5 projects and 40 items added"))
+        #expect(substituted.stdout.hasPrefix("imported: 5 projects, 40 items and 4 messages added"))
         let fifo = cli.directory.file("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         let piped = cli.shell("cat \(Repository.portfolio) > \(fifo) & $spotlite import \(fifo); wait")
         #expect(piped.status == 0, "\(piped.stderr)")
-        #expect(piped.stdout.hasPrefix("imported: 0 projects and 0 items added, 0 updated, 45 unchanged"))
+        #expect(piped.stdout.hasPrefix("imported: 0 projects and 0 items added, 0 updated, 49 unchanged"))
     }
 
     @Test(arguments: [

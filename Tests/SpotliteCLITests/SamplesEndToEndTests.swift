@@ -156,7 +156,7 @@ import TestSupport
         #expect(object["projects"] as? Int == 5)
         #expect(object["items"] as? Int == 40)
         #expect(object["changes_behind"] as? Int == 12)
-        #expect(object["cursor"] as? Int == 45)
+        #expect(object["cursor"] as? Int == 49)
         let text = cli("status").stdout
         #expect(text.contains("behind:     12 changes, the oldest logged "))
         #expect(text.contains(" s ago (run `spotlite index`)"))

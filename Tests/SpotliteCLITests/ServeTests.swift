@@ -65,7 +65,7 @@ import TestSupport
         let metrics = try server.request("GET", "/metrics")
         #expect(metrics.status == 200)
         #expect(metrics.text.contains("spotlite_http_requests_total{route=\"/v1/search\",status=\"200\"}"), "\(metrics.text)")
-        #expect(metrics.text.contains("spotlite_index_documents 45"), "\(metrics.text)")
+        #expect(metrics.text.contains("spotlite_index_documents 49"), "\(metrics.text)")
         #expect(metrics.text.contains("spotlite_http_request_duration_seconds_bucket"))
         #expect(server.stop() == 0)
     }

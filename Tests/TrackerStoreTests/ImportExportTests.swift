@@ -55,7 +55,7 @@ import TrackerStore
         ("{\"kind\":\"item\",\"project\":\"\(project)\",\"title\":\"x\",\"completed\":1}", "line 3: field \"completed\" must be true or false"),
         ("{\"kind\":\"item\",\"project\":\"\(project)\",\"title\":\"a\\u0000b\"}", "line 3: field \"title\" contains a NUL character"),
         ("{\"kind\":\"item\",\"project\":\"\(project)\",\"title\":\"x\",\"created\":\"yesterday\"}", "line 3: field \"created\" is \"yesterday\", not a real time; use ISO 8601 like 2024-05-01T09:30:00Z (years 0001–9999)"),
-        ("{\"kind\":\"task\"}", "line 3: field \"kind\" is \"task\"; use \"project\" or \"item\""),
+        ("{\"kind\":\"task\"}", "line 3: field \"kind\" is \"task\"; use \"project\", \"item\" or \"message\""),
         ("{\"kind\":\"item\",\"project\":\"\(project)\",\"title\":\"x\",\"priorty\":1}", "line 3: unknown field \"priorty\" for a item; known fields: completed, created, detail, id, kind, modified, priority, project, title"),
         ("{\"kind\":\"item\",\"project\":\"33333333-3333-4333-8333-333333333333\",\"title\":\"x\"}", "line 3: project 33333333-3333-4333-8333-333333333333 is neither in the file nor in the store"),
         ("{\"kind\":\"item\",\"id\":\"\(item)\",\"project\":\"\(project)\",\"title\":\"x\"}", "line 3: id \(item) was already used on line 2"),
