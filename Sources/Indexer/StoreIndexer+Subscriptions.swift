@@ -92,6 +92,12 @@ extension StoreIndexer {
                         let key = SubscriptionMember(kind: .item, id: item)
                         rows[key] = max(rows[key] ?? 0, projectChanges[project] ?? 0)
                     }
+                    // And so are the messages on it and on its items.
+                    for message in try reader.messages(inProjects: projectChanges.keys) {
+                        guard let project = try reader.projectID(of: message) else { continue }
+                        let key = SubscriptionMember(kind: .message, id: message.id)
+                        rows[key] = max(rows[key] ?? 0, projectChanges[project] ?? 0)
+                    }
                     return rows
                 }
             } catch let error as StoreError where error.code == .changeLogGap {

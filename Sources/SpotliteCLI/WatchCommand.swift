@@ -3,6 +3,8 @@ import Foundation
 import Indexer
 import Logging
 import ServiceLifecycle
+import SpotliteJSON
+import TrackerStore
 
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,6 +17,8 @@ struct WatchCommand: ParsableCommand {
             changes as one Xapian commit, rebuilds a damaged index from the store, skips documents Xapian \
             refuses with a warning, and prunes applied changes from the store's change log beyond --keep-log. \
             One watcher per index: while it runs, `spotlite index` and searches wait for it instead of writing. \
+            With --stores, one process keeps the index of each named store live; a store that fails (missing, \
+            locked, another watcher on it) is logged and retried with a growing pause while the others go on. \
             Logs go to stderr.
             """
     )
@@ -33,7 +37,15 @@ struct WatchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for a running `spotlite index` to finish.", valueName: "seconds"))
     var wait: Double = StoreIndexer.defaultLockTimeout
 
+    @Option(help: ArgumentHelp(
+        "Keep these named stores' indexes live, in one process: all, or names separated by commas.",
+        valueName: "names"))
+    var stores: String?
+
     func validate() throws {
+        if stores != nil && options.index != nil {
+            throw ValidationError("--index names one store's index; with --stores each store's index is in its default place")
+        }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
         if keepLog < 0 { throw ValidationError("--keep-log must be 0 or more") }
         if wait < 0 { throw ValidationError("--wait must be 0 or more seconds") }
@@ -44,6 +56,18 @@ struct WatchCommand: ParsableCommand {
         var watchOptions = IndexWatcher.Options()
         watchOptions.batchSize = batchSize
         watchOptions.logRetention = Int64(keepLog)
+        if let stores {
+            let entries = try running { try StoreCatalog.load().select(stores, defaultStore: options.storePath) }
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: entries.map {
+                        StoreWatchService(entry: $0, options: watchOptions, logger: logger, lockTimeout: wait)
+                    },
+                    gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
+                    logger: logger))
+            try running { try blockOn { try await group.run() } }
+            return
+        }
         let watcher = try running {
             try IndexWatcher(indexer: try options.openIndexer(), options: watchOptions, logger: logger, lockTimeout: wait)
         }
@@ -77,6 +101,88 @@ struct WatchService: Service {
             }
         } onGracefulShutdown: {
             watcher.stop()
+        }
+    }
+}
+
+/// One named store of `watch --stores`: its watcher on a thread of its own, opened again with a growing pause
+/// (1 s, doubling to 60 s) whenever the store or its index cannot be watched, until a graceful shutdown.
+struct StoreWatchService: Service {
+    let entry: StoreCatalog.Entry
+    let options: IndexWatcher.Options
+    let logger: Logger
+    let lockTimeout: TimeInterval
+
+    /// The watcher in hand and whether to stop, shared with the shutdown handler.
+    final class State: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var watcher: IndexWatcher?
+        private(set) var stopped = false
+
+        /// Keeps `watcher` as the one to stop; false (and it is not kept) once stopping.
+        func hold(_ watcher: IndexWatcher?) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            self.watcher = stopped ? nil : watcher
+            return !stopped
+        }
+
+        func stop() {
+            condition.lock()
+            stopped = true
+            let current = watcher
+            condition.broadcast()
+            condition.unlock()
+            current?.stop()
+        }
+
+        /// Waits `seconds`, or less if stopped meanwhile.
+        func pause(_ seconds: TimeInterval) {
+            condition.lock()
+            let until = Date().addingTimeInterval(seconds)
+            while !stopped && condition.wait(until: until) {}
+            condition.unlock()
+        }
+    }
+
+    func run() async throws {
+        let state = State()
+        var logger = logger
+        logger[metadataKey: "store_name"] = "\(entry.name)"
+        await withGracefulShutdownHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let thread = Thread { [logger] in
+                    watch(state, logger: logger)
+                    continuation.resume()
+                }
+                thread.name = "spotlite-watch-\(entry.name)"
+                thread.start()
+            }
+        } onGracefulShutdown: {
+            state.stop()
+        }
+    }
+
+    private func watch(_ state: State, logger: Logger) {
+        var failures = 0
+        while !state.stopped {
+            do {
+                let store = try TrackerStore.open(at: entry.path, readOnly: entry.role == .public)
+                let indexer = StoreIndexer(store: store, indexPath: Paths.defaultIndex(storeID: store.uuid))
+                let watcher = try IndexWatcher(indexer: indexer, options: options, logger: logger, lockTimeout: lockTimeout)
+                guard state.hold(watcher) else { break }
+                if failures > 0 { logger.notice("store '\(entry.name)' is watched again after \(failures) failed attempts") }
+                failures = 0
+                try watcher.run()
+                _ = state.hold(nil)
+            } catch {
+                _ = state.hold(nil)
+                failures += 1
+                let pause = min(60, pow(2, Double(min(failures - 1, 6))))
+                logger.error(
+                    "store '\(entry.name)' cannot be watched (attempt \(failures)): \(ErrorCode.classify(error).message); retrying in \(Int(pause)) s")
+                state.pause(pause)
+            }
         }
     }
 }

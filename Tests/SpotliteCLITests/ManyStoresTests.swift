@@ -252,6 +252,7 @@ import TestSupport
             ["add", "project", "Mine", "--store", open], ["add", "item", "x", "--project", "Commons", "--store", open],
             ["edit", item, "--title", "y", "--store", open], ["complete", item, "--store", open],
             ["delete", item, "--store", open], ["import", Repository.portfolio, "--store", open],
+            ["comment", item, "mown", "--store", open],
         ] {
             let result = cli.run(arguments: arguments)
             #expect(result.status == 5, "\(arguments): \(result.stderr)")
@@ -277,5 +278,57 @@ import TestSupport
         try Data("[[stores]\nname = 1".utf8).write(to: URL(fileURLWithPath: cli.directory.file("config") + "/spotlite/stores.toml"))
         let broken = cli("stores", "list")
         #expect(broken.status == 2 && broken.stderr.contains("stores.toml") && broken.stderr.contains("fix or remove it"), "\(broken.stderr)")
+    }
+}
+
+extension ManyStoresTests {
+    /// `watch --stores all`: one process keeps each store's index live; a missing store is retried until it exists,
+    /// the others unaffected; SIGTERM stops them all with exit 0.
+    @Test func oneWatcherFollowsSeveralStoresAndRetriesAFailingOne() throws {
+        let cli = CLI()
+        let a = cli.directory.file("a.sqlite")
+        let b = cli.directory.file("b.sqlite")
+        let later = cli.directory.file("later.sqlite")
+        for path in [a, b, later] { #expect(cli("init", "--store", path).status == 0) }
+        for (name, path) in [("a", a), ("b", b), ("later", later)] {
+            #expect(cli("stores", "add", name, path).status == 0)
+        }
+        try FileManager.default.removeItem(atPath: later)
+        let logPath = cli.directory.file("watch.log")
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        let watcher = try cli.start(["watch", "--stores", "all"], stderr: log)
+        defer { if watcher.isRunning { watcher.terminate() } }
+        func logText() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+        func waitFor(_ what: String, timeout: TimeInterval = 30) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if logText().components(separatedBy: what).count - 1 >= 1 { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        #expect(waitFor("store_name=a [Indexer] watching the store") && waitFor("store_name=b [Indexer] watching the store"), "\(logText())")
+        #expect(waitFor("store 'later' cannot be watched (attempt 1): no store at"), "\(logText())")
+
+        // Writes to either store reach its index through the one watcher.
+        #expect(cli("add", "project", "Zoo", "--store", a).status == 0)
+        #expect(cli("add", "item", "Count the quokkas", "--project", "Zoo", "--store", a).status == 0)
+        #expect(cli("add", "project", "Farm", "--store", b).status == 0)
+        #expect(cli("add", "item", "Shear the alpacas", "--project", "Farm", "--store", b).status == 0)
+        #expect(cli("search", "quokkas", "--stores", "a", "--format", "ids").stdoutLines.count == 1)
+        #expect(cli("search", "alpacas", "--stores", "all", "--format", "ids").stdoutLines.count == 1)
+        let status = cli("status", "--store", a, "--index", cli.directory.file("cache") + "/spotlite/" + Self.storeID(cli, a))
+        #expect(status.stdout.contains("process \(watcher.processIdentifier) keeps the index live"), "\(status.stdout)")
+
+        // The missing store appears: it is watched at the next attempt.
+        #expect(cli("init", "--store", later).status == 0)
+        #expect(waitFor("store 'later' is watched again"), "\(logText())")
+        #expect(cli("add", "project", "Moon", "--store", later).status == 0)
+        #expect(cli("search", "moon", "--stores", "later", "--format", "ids").stdoutLines.count == 1)
+
+        watcher.terminate()
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0, "\(logText())")
     }
 }
