@@ -832,18 +832,20 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     result.lower_bound = result.mset.get_matches_lower_bound();
     result.upper_bound = result.mset.get_matches_upper_bound();
     // Collapsing, Xapian counts distinct keys only among the matches it returns: past the page the counts stay
-    // estimates, however many it examined. Up to check_at_least matches, the whole list is fetched instead and
-    // the page cut from it, so the total is exact there as it is without collapsing.
-    // (At most 10,000: facets examine every match, but a list of all of them is not worth an exact total.)
+    // estimates, however many it examined. Up to check_at_least matches (10,000 at most: facets examine every
+    // match, but a list of all is not worth an exact total), they are counted in a second pass that weighs
+    // nothing (Xapian's BoolWeight: a walk of the posting lists), so the total is exact there as it is without
+    // collapsing.
     const Xapian::doccount exact_up_to = std::min<Xapian::doccount>(options->check_at_least, 10000);
     if (options->collapse && result.lower_bound != result.upper_bound && result.lower_bound <= exact_up_to) {
-        Xapian::MSet all = enquire.get_mset(0, exact_up_to + 1);
-        const Xapian::doccount count = all.size();
-        if (count > exact_up_to) return;  // more than that: the page's estimates stand
-        result.mset = all;
-        result.page_first = std::min<Xapian::doccount>(options->first, count);
-        result.page_size = std::min<Xapian::doccount>(options->max_items, count - result.page_first);
-        result.estimated = result.lower_bound = result.upper_bound = count;
+        Xapian::Enquire counter(database);
+        counter.set_query(query);
+        counter.set_weighting_scheme(Xapian::BoolWeight());
+        counter.set_docid_order(Xapian::Enquire::DONT_CARE);
+        counter.set_collapse_key(options->collapse_slot, 1);
+        if (options->time_limit > 0) counter.set_time_limit(options->time_limit);
+        const Xapian::doccount count = counter.get_mset(0, exact_up_to + 1).size();
+        if (count <= exact_up_to) result.estimated = result.lower_bound = result.upper_bound = count;
     }
 }
 

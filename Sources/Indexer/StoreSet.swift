@@ -1,3 +1,4 @@
+import Foundation
 import SearchIndex
 import TrackerStore
 
@@ -47,7 +48,7 @@ extension String {
 /// An item held by several stores (a shared project a sync engine copied into the private store) is one hit: the
 /// copy with the newest `modified` is shown (ties: the first store in the set's order), and the hit says which
 /// other stores hold it.
-public final class StoreSet: Sendable {
+public final class StoreSet: @unchecked Sendable {
     /// One store of the set: its name, and how to open it (opening may fail: that store is then a failure).
     public struct Member: Sendable {
         public var name: String
@@ -60,8 +61,28 @@ public final class StoreSet: Sendable {
     }
 
     public let members: [Member]
+    /// The members opened so far, by position: each is opened once and kept for later searches (one that failed
+    /// to open is tried again at the next search). Guarded by `lock`.
+    private var indexers: [Int: StoreIndexer] = [:]
+    private let lock = NSLock()
+    /// Readers kept from one search to the next (each member's, and the combined one with the paths it reads), so a
+    /// search reopens them rather than opening them anew. Readers are not thread-safe: one search at a time uses
+    /// them, under `searchLock`.
+    private var readers: [Int: SearchReader] = [:]
+    private var combined: (paths: [String], reader: SearchReader)?
+    private let searchLock = NSLock()
 
     public init(members: [Member]) { self.members = members }
+
+    /// The member at `position`, opened at its first use.
+    private func member(at position: Int) throws -> StoreIndexer {
+        lock.lock()
+        defer { lock.unlock() }
+        if let open = indexers[position] { return open }
+        let opened = try members[position].open()
+        indexers[position] = opened
+        return opened
+    }
 
     /// A store that opened, with its index brought up to date as far as it can be.
     struct Opened {
@@ -76,9 +97,9 @@ public final class StoreSet: Sendable {
         var opened: [Opened] = []
         var failures: [StoreFailure] = []
         var seen: [String: String] = [:]
-        for member in members {
+        for (position, member) in members.enumerated() {
             do {
-                let indexer = try member.open()
+                let indexer = try self.member(at: position)
                 if let other = seen[indexer.store.uuid] {
                     failures.append(StoreFailure(
                         store: member.name, code: "duplicate-store",
@@ -89,7 +110,8 @@ public final class StoreSet: Sendable {
                 // A bad query is the query's fault, not a store's: it fails the whole search.
                 _ = try indexer.parse(text, options: options, reader: nil)
                 try indexer.checkLocation()
-                let fresh = try indexer.freshReader(reusing: nil, onLargeBacklog: options.onLargeBacklog)
+                let fresh = try indexer.freshReader(reusing: readers[position], onLargeBacklog: options.onLargeBacklog)
+                readers[position] = fresh.reader
                 opened.append(Opened(name: member.name, indexer: indexer, fresh: fresh))
             } catch let error as IndexerError where error.code == .querySyntax {
                 throw error
@@ -110,13 +132,20 @@ public final class StoreSet: Sendable {
     /// Searches every store as one index. Throws when the query is bad, when no store could answer (the first
     /// failure's error), and with `strict` when any store fails.
     public func search(_ text: String, options: SearchOptions, strict: Bool = false) throws(IndexerError) -> SearchOutcome {
+        searchLock.lock()
+        defer { searchLock.unlock() }
         let (opened, failures) = try open(text, options: options, strict: strict)
         guard let first = opened.first else {
             let names = failures.map { "\($0.store): \($0.message)" }.joined(separator: "; ")
             throw IndexerError(.store, members.isEmpty ? "no stores to search" : "no store could be searched (\(names))")
         }
         let paths = opened.map(\.indexer.location.root)
-        let combined = try indexer(paths.joined(separator: ", ")) { try SearchReader(paths: paths) }
+        let combined = try indexer(paths.joined(separator: ", ")) { () throws -> SearchReader in
+            if let kept = self.combined, kept.paths == paths, (try? kept.reader.reopen()) != nil { return kept.reader }
+            let reader = try SearchReader(paths: paths)
+            self.combined = (paths, reader)
+            return reader
+        }
         var attempt = 0
         while true {
             do {

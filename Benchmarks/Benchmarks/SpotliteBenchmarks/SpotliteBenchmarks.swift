@@ -40,6 +40,7 @@ let benchmarks: @Sendable () -> Void = {
     searchProcessBenchmark()
     for corpus in freshnessCorpora { freshnessBenchmark(corpus) }
     for corpus in searchCorpora { searchBenchmarks(corpus) }
+    manyStoresBenchmarks()
 }
 
 // MARK: - Indexing
@@ -405,6 +406,59 @@ func searchBenchmarks(_ corpus: Corpus) {
                 benchmark.measurement(versusXapian, percent(spotlite, of: elapsed))
             }
         }
+    }
+}
+
+/// A search across three stores of 10k items each (`search --stores`: one Xapian multi-database, hits resolved in
+/// their stores, copies collapsed) against the same search on one store of all 30k items, both as the command runs
+/// them (one-shot: stores and indexes opened for each search), in the same iteration.
+func manyStoresBenchmarks() {
+    let oneStore = metric("one 30k store µs")
+    let versusOne = metric("3 stores/1 store %")
+    let kinds = QueryKind.all.filter { short ? $0.name == "word" : ["word", "two-word AND", "OR", "phrase"].contains($0.name) }
+    for kind in kinds {
+        Benchmark(
+            "Search \(kind.name) across 3 stores (3 × synthetic 10k) vs one 30k store",
+            configuration: .init(
+                metrics: [.wallClock, oneStore, versusOne], timeUnits: .microseconds, warmupIterations: 5,
+                maxDuration: .seconds(20), maxIterations: short ? 100 : 500,
+                setup: { try ManyStoresRig.start() }, teardown: { ManyStoresRig.current = nil })
+        ) { benchmark in
+            let rig = ManyStoresRig.current!
+            let text = kind.spotlite(rig.words.next())
+            var options = SearchOptions()
+            options.snippets = false
+            options.request.limit = 20
+            benchmark.startMeasurement()
+            let across = try microseconds { blackHole(try rig.stores.search(text, options: options).hits.count) }
+            benchmark.stopMeasurement()
+            let one = try microseconds { blackHole(try rig.whole.search(text, options: options).hits.count) }
+            benchmark.measurement(oneStore, Int(one))
+            benchmark.measurement(versusOne, percent(across, of: one))
+        }
+    }
+}
+
+final class ManyStoresRig: @unchecked Sendable {
+    nonisolated(unsafe) static var current: ManyStoresRig?
+
+    let stores: StoreSet
+    let whole: StoreIndexer
+    var words: QueryWordSource
+
+    static func start() throws { current = try ManyStoresRig() }
+
+    init() throws {
+        let split = try SplitFixture.prepared(.synthetic(30_000), parts: 3)
+        let parts = zip(split.storePaths, split.indexPaths).enumerated().map { index, paths in
+            StoreSet.Member(name: "part-\(index)") {
+                StoreIndexer(store: try TrackerStore.open(at: paths.0), indexPath: paths.1)
+            }
+        }
+        stores = StoreSet(members: parts)
+        let store = try split.whole.openStore()
+        whole = StoreIndexer(store: store, indexPath: split.whole.indexPath)
+        words = try QueryWordSource(store: store, synthetic: true)
     }
 }
 

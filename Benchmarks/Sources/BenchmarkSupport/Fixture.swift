@@ -122,3 +122,38 @@ public func milliseconds(_ body: () throws -> Void) rethrows -> Double {
 public func microseconds(_ body: () throws -> Void) rethrows -> Double {
     try milliseconds(body) * 1_000
 }
+
+/// A corpus split by project into `parts` stores, each with its index: the same rows as ``Fixture/prepared(_:)``
+/// of the corpus, for searches across stores against one store of them all. Cached like a fixture.
+public struct SplitFixture: Sendable {
+    public let whole: Fixture
+    public let storePaths: [String]
+    public var indexPaths: [String] { storePaths.map { $0 + ".index" } }
+
+    public static func prepared(_ corpus: Corpus, parts: Int) throws -> SplitFixture {
+        let whole = try Fixture.prepared(corpus)
+        let directory = Fixture.cacheRoot + "/" + corpus.fileName + "-split-\(parts)"
+        let split = SplitFixture(whole: whole, storePaths: (0..<parts).map { directory + "/part-\($0).sqlite" })
+        let done = directory + "/complete"
+        if FileManager.default.fileExists(atPath: done) { return split }
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Every line goes to its project's part: a project and its items stay together.
+        var lines: [[Data]] = Array(repeating: [], count: parts)
+        var partOfProject: [String: Int] = [:]
+        for line in try corpus.jsonLines().split(separator: UInt8(ascii: "\n")) {
+            guard let object = try JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
+            let project = (object["kind"] as? String == "project" ? object["id"] : object["project"]) as? String ?? ""
+            let part = partOfProject[project] ?? partOfProject.count % parts
+            partOfProject[project] = part
+            lines[part].append(Data(line))
+        }
+        for (path, part) in zip(split.storePaths, lines) {
+            let store = try TrackerStore.create(at: path)
+            _ = try store.importJSONLines(Data(part.joined(separator: Data("\n".utf8))))
+            try StoreIndexer(store: store, indexPath: path + ".index").rebuild()
+        }
+        FileManager.default.createFile(atPath: done, contents: Data())
+        return split
+    }
+}
