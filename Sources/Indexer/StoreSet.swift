@@ -247,14 +247,20 @@ public final class StoreSet: @unchecked Sendable {
                 titles[TrackerURI(storeID: member.indexer.store.uuid, kind: .project, entityID: id).description] = project.title
             }
         }
+        // Stores of equal counts come in the set's order (their UUIDs are random).
+        let order = Dictionary(opened.enumerated().map { ($1.indexer.store.uuid, $0) }, uniquingKeysWith: { a, _ in a })
         return facets.map { facet, values in
-            FacetCounts(facet: facet, values: values.compactMap { value, count in
+            var counted = FacetCounts(facet: facet, values: values.compactMap { value, count in
                 switch facet {
                 case .project: return titles[value].map { .init(value: value, label: $0, count: count) }
                 case .store: return names[value].map { .init(value: value, label: $0, count: count) }
                 default: return .init(value: value, label: value, count: count)
                 }
             })
+            if facet == .store {
+                counted.values.sort { ($1.count, order[$0.value] ?? 0) < ($0.count, order[$1.value] ?? 0) }
+            }
+            return counted
         }
     }
 

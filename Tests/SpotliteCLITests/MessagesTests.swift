@@ -63,6 +63,12 @@ import TestSupport
         #expect(cli("messages", project, "--format", "ids").stdoutLines.count == 2)
         let verify = cli("verify")
         #expect(verify.status == 0 && verify.stdout.contains("52 store rows"), "\(verify.stdout)")
+        // verify sees a message the index lacks (written behind its back), and --repair puts it in.
+        #expect(cli.sqlite("INSERT INTO messages (project_id, text) VALUES ('\(Self.garden)', 'Slug pellets by the shed');").status == 0)
+        let behind = cli("verify", "--format", "json")
+        #expect(behind.status == 1 && behind.stdout.contains("/message/"), "\(behind.stdout)")
+        #expect(cli("verify", "--repair").status == 0)
+        #expect(cli("search", "slug", "--format", "ids").stdoutLines.count == 1)
 
         // Deleting the item (CLI) takes its three messages out of the store and the index.
         #expect(cli("delete", item).status == 0)

@@ -84,26 +84,85 @@ import TestSupport
         let uuid = try #require(cli.json(cli("status", "--format", "json")).flatMap { ($0 as? [String: Any])?["store_uuid"] as? String })
         let server = try ServerProcess(cli)
         let address = "127.0.0.1:\(server.port)"
-        let separator = "\u{1E}"
-        let script = examples.map { example in
-            let command = example.command
-                .replacingOccurrences(of: "127.0.0.1:7700", with: address)
-                .replacingOccurrences(of: "~/.local/share/spotlite/tracker.sqlite", with: cli.storePath)
-                .replacingOccurrences(of: "<store-uuid>", with: uuid)
-            return "{ \(command)\n} 2>&1; printf '\(separator)'"
-        }.joined(separator: "\n")
-        var environment = cli.environment
-        let binaries = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
-        environment["PATH"] = binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let result = TestSupport.run(["bash", "-c", script], environment: environment)
-        let outputs = result.stdout.components(separatedBy: separator).dropLast().map { output in
-            let shown = output.replacingOccurrences(of: uuid, with: "<store-uuid>").replacingOccurrences(of: address, with: "127.0.0.1:7700")
-            return shown.isEmpty || shown.hasSuffix("\n") ? shown : shown + "\n"
-        }
+        let outputs = Self.runInOneShell(
+            examples, environment: cli.environment,
+            replacing: [("127.0.0.1:7700", address), ("~/.local/share/spotlite/tracker.sqlite", cli.storePath), ("<store-uuid>", uuid)])
         #expect(server.stop() == 0)
-        try #require(outputs.count == examples.count, "\(result.stdout)\n\(result.stderr)")
+        try #require(outputs.count == examples.count, "\(outputs)")
         if ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_README"] == "1" {
             try Self.examples(in: Self.serviceSection, prompt: "$ ", replacingWith: Array(outputs)).readme
+                .write(toFile: Self.readmePath, atomically: true, encoding: .utf8)
+            return
+        }
+        for (example, output) in zip(examples, outputs) {
+            #expect(output == example.expected, "README example: \(example.command); rerun with SPOTLITE_UPDATE_README=1 to accept")
+        }
+    }
+
+    /// `examples` run in order in one bash (so `id=$(…)` carries over), with `spotlite` on the PATH: each README
+    /// text of `replacing` put in for its real value in the commands, and back in the outputs. The outputs, one per
+    /// example, each ending in a newline unless empty.
+    static func runInOneShell(
+        _ examples: [Example], environment: [String: String], replacing: [(shown: String, real: String)],
+        directory: String? = nil
+    ) -> [String] {
+        let separator = "\u{1E}"
+        let script = examples.map { example in
+            let command = replacing.reduce(example.command) { $0.replacingOccurrences(of: $1.shown, with: $1.real) }
+            return "{ \(command)\n} 2>&1; printf '\(separator)'"
+        }.joined(separator: "\n")
+        var environment = environment
+        let binaries = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
+        environment["PATH"] = binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let result = TestSupport.run(["bash", "-c", script], environment: environment, directory: directory)
+        return result.stdout.components(separatedBy: separator).dropLast().map { output in
+            // Longest first: a path inside another (the default store under HOME) is put back whole.
+            let shown = replacing.sorted { $0.real.count > $1.real.count }
+                .reduce(output) { $0.replacingOccurrences(of: $1.real, with: $1.shown) }
+            return shown.isEmpty || shown.hasSuffix("\n") ? shown : shown + "\n"
+        }
+    }
+
+    static let storesSection = "## Several stores, and messages"
+
+    /// The section's `$ …` lines run in one shell on samples/ as the default store, with a scratch `HOME` for the
+    /// other stores: store UUIDs are shown as `<store-uuid>` (the default) and `<NAME-uuid>`, other new UUIDs (a
+    /// message's) as `<uuid>`.
+    @Test func everyStoresExamplePrintsWhatTheREADMEShows() throws {
+        let examples = try Self.examples(in: Self.storesSection, prompt: "$ ").examples
+        #expect(examples.count >= 15)
+        let cli = CLI.withSamples()
+        let uuid = try #require(cli.json(cli("status", "--format", "json")).flatMap { ($0 as? [String: Any])?["store_uuid"] as? String })
+        let home = cli.directory.file("home")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        var environment = cli.environment
+        environment["HOME"] = home
+        environment["TZ"] = "UTC"
+        environment["COLUMNS"] = "100"
+        var outputs = Self.runInOneShell(
+            examples, environment: environment,
+            replacing: [("~/.local/share/spotlite/tracker.sqlite", cli.storePath), ("<store-uuid>", uuid), ("~", home)],
+            directory: home)
+        try #require(outputs.count == examples.count, "\(outputs)")
+        // The named stores' UUIDs by name, and any other UUID the samples do not have.
+        let listed = TestSupport.run([CLI.binary, "stores", "list", "--format", "json"], environment: environment)
+        let stores = (cli.json(listed) as? [String: Any])?["stores"] as? [[String: Any]] ?? []
+        let names = stores.compactMap { row -> (String, String)? in
+            guard let name = row["name"] as? String, let id = row["uuid"] as? String, id != uuid else { return nil }
+            return (id, "<\(name)-uuid>")
+        }
+        let samples = try String(contentsOfFile: Repository.portfolio, encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+        outputs = outputs.map { output in
+            var text = names.reduce(output) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+                guard let range = Range(match.range, in: text), !samples.contains(text[range]) else { continue }
+                text.replaceSubrange(range, with: "<uuid>")
+            }
+            return text
+        }
+        if ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_README"] == "1" {
+            try Self.examples(in: Self.storesSection, prompt: "$ ", replacingWith: outputs).readme
                 .write(toFile: Self.readmePath, atomically: true, encoding: .utf8)
             return
         }
