@@ -51,12 +51,18 @@ struct StoreCatalog {
     /// The catalog, empty when the file does not exist.
     static func load() throws -> StoreCatalog {
         let path = Self.path
-        guard FileManager.default.fileExists(atPath: path) else { return StoreCatalog() }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CLIError("cannot read \(path); check its permissions", status: .usage)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return StoreCatalog() }
+        guard !isDirectory.boolValue, let handle = FileHandle(forReadingAtPath: path) else {
+            throw CLIError("cannot read \(path) (a directory, or not readable); fix or remove it", status: .usage)
         }
         defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: maximumBytes + 1)) ?? Data()
+        let data: Data
+        do {
+            data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
+        } catch {
+            throw CLIError("cannot read \(path): \(error.localizedDescription); fix or remove it", status: .usage)
+        }
         guard data.count <= maximumBytes else {
             throw CLIError("\(path) is over \(maximumBytes / 1024) KiB; it should list a few stores", status: .usage)
         }

@@ -318,6 +318,13 @@ import TestSupport
         try Data("[[stores]\nname = 1".utf8).write(to: URL(fileURLWithPath: cli.directory.file("config") + "/spotlite/stores.toml"))
         let broken = cli("stores", "list")
         #expect(broken.status == 2 && broken.stderr.contains("stores.toml") && broken.stderr.contains("fix or remove it"), "\(broken.stderr)")
+        let catalog = cli.directory.file("config") + "/spotlite/stores.toml"
+        try FileManager.default.removeItem(atPath: catalog)
+        try FileManager.default.createDirectory(atPath: catalog, withIntermediateDirectories: true)
+        let directory = cli("search", "x", "--stores", "all")
+        #expect(directory.status == 2 && directory.stderr.contains("fix or remove it"), "\(directory.stderr)")
+        // A write to any store must know whether it is public: a catalog it cannot read stops it, saying why.
+        #expect(cli("add", "project", "Mine", "--store", open).status == 2)
     }
 }
 
