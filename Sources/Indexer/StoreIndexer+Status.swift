@@ -9,6 +9,8 @@ public struct IndexStatus: Sendable {
     public var indexPath: String
     public var projects: Int
     public var items: Int
+    /// Messages on the projects and items.
+    public var messages = 0
     /// The newest change the store has logged.
     public var lastChange: Int64
     /// Whether an index exists at ``indexPath``.
@@ -37,12 +39,14 @@ extension StoreIndexer {
     public func status() throws(IndexerError) -> IndexStatus {
         let counts = try indexer(location.root) {
             try store.read { reader in
-                (projects: try reader.projectCount(), items: try reader.itemCount(), last: try reader.lastChangeSequence())
+                (projects: try reader.projectCount(), items: try reader.itemCount(), messages: try reader.messageCount(),
+                 last: try reader.lastChangeSequence())
             }
         }
         var status = IndexStatus(
             storePath: store.path, storeID: store.uuid, indexPath: location.root, projects: counts.projects,
             items: counts.items, lastChange: counts.last, indexExists: location.exists)
+        status.messages = counts.messages
         do {
             try checkLocation()
         } catch {

@@ -25,6 +25,7 @@ struct StatusCommand: ParsableCommand {
         Output.line("index:      \(status.indexPath)")
         Output.line("projects:   \(status.projects)")
         Output.line("items:      \(status.items)")
+        Output.line("messages:   \(status.messages)")
         Output.line("documents:  \(status.indexedDocuments.map(String.init) ?? "none (no index)")")
         let cursor = status.cursor.map(String.init) ?? "none"
         Output.line("changes:    last \(status.lastChange), index cursor \(cursor)")

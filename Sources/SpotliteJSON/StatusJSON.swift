@@ -9,6 +9,7 @@ public enum StatusJSON {
             ("index", .string(status.indexPath)),
             ("projects", .int(status.projects)),
             ("items", .int(status.items)),
+            ("messages", .int(status.messages)),
             ("last_change", .int(Int(status.lastChange))),
             ("index_exists", .bool(status.indexExists)),
             ("indexed_documents", status.indexedDocuments.map { .int($0) } ?? .null),

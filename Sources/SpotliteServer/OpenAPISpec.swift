@@ -160,6 +160,7 @@ enum OpenAPISpec {
           "index": {"type": "string"},
           "projects": {"type": "integer"},
           "items": {"type": "integer"},
+          "messages": {"type": "integer", "description": "messages on the projects and items"},
           "last_change": {"type": "integer"},
           "index_exists": {"type": "boolean"},
           "indexed_documents": {"type": ["integer", "null"]},

@@ -14,7 +14,9 @@ import TestSupport
 
     @Test func messagesAreSearchedFilteredAndResolvedToTheirParent() throws {
         let cli = CLI.withSamples()
-        // The samples' four messages are indexed with the rest.
+        // The samples' four messages are in the store (status counts them) and indexed with the rest.
+        #expect(Self.object(cli("status", "--format", "json"))["messages"] as? Int == 4)
+        #expect(cli("status").stdout.contains("messages:   4"))
         #expect(cli("search", "kind:message", "--format", "ids").stdoutLines.count == 4)
         #expect(cli("search", "author:sam", "--format", "ids").stdoutLines.count == 2)
         #expect(cli("search", "author:SAM", "kind:message", "compost", "--format", "ids").stdoutLines.count == 1)
