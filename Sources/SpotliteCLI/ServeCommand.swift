@@ -40,6 +40,11 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
+    @Option(help: ArgumentHelp(
+        "Named stores /v1/search?stores=… may search together: all, or names separated by commas.",
+        valueName: "names"))
+    var stores: String?
+
     func validate() throws {
         if ServerOptions.parseListen(listen) == nil {
             throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:7700, not '\(listen)'")
@@ -59,6 +64,9 @@ struct ServeCommand: ParsableCommand {
         server.corsOrigin = cors
         server.maximumEventStreams = maxEventStreams
         server.searchTimeLimit = searchTimeLimit
+        if let stores {
+            server.stores = StoreCatalog.storeSet(try StoreCatalog.load().select(stores, defaultStore: options.storePath)).members
+        }
         if let tokenFile {
             guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
                 throw CLIError("cannot read --token-file \(tokenFile); put the token on its first line", status: .usage)

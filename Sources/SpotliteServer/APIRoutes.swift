@@ -59,7 +59,13 @@ struct APIRoutes: Sendable {
     func search(_ request: Request) async throws -> Response {
         let search = try searchOptions(try FormQuery(request.uri.query))
         let started = DispatchTime.now().uptimeNanoseconds
-        let outcome = try await backend.search(search.text, options: search.options)
+        let outcome: SearchOutcome
+        if let names = try FormQuery(request.uri.query)["stores"] {
+            let set = try storeSet(names)
+            outcome = try await backend.run { try set.search(search.text, options: search.options) }
+        } else {
+            outcome = try await backend.search(search.text, options: search.options)
+        }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         // Xapian stops matching at the limit and returns what it examined: past it, the page may miss better hits.
         if seconds >= options.searchTimeLimit {
@@ -69,6 +75,21 @@ struct APIRoutes: Sendable {
                     + "narrow the query (fewer wildcards, more words)", code: .index)
         }
         return Self.json(SearchJSON.outcome(outcome))
+    }
+
+    /// The stores `stores=all|NAME,NAME` names among those the server was started with (`serve --stores`), searched
+    /// together; one ``StoreSet`` per selection, kept (its stores and readers stay open).
+    func storeSet(_ selection: String) throws -> StoreSet {
+        guard !options.stores.isEmpty else {
+            throw Problem(.badRequest, "this server searches one store; start it with `spotlite serve --stores …` to search several", code: .usage)
+        }
+        let known = options.stores.map(\.name)
+        let names = selection == "all" ? known : selection.split(separator: ",").map(String.init)
+        for name in names where !known.contains(name) {
+            throw Problem(.badRequest, "no store named '\(name)' here; this server searches \(known.joined(separator: ", "))", code: .usage)
+        }
+        let members = options.stores.filter { names.contains($0.name) }
+        return backend.storeSet(key: members.map(\.name).joined(separator: ",")) { StoreSet(members: members) }
     }
 
     /// The query and options of `/v1/search?q=…&limit&offset&sort&reverse&facets&partial&correct&spotlight`.
@@ -99,7 +120,7 @@ struct APIRoutes: Sendable {
         if let facets = parameters["facets"], !facets.isEmpty {
             search.request.facets = try facets.split(separator: ",").map { name in
                 guard let facet = SearchFacet(rawValue: String(name)) else {
-                    throw Problem(.badRequest, "facets takes project, priority and status, not '\(name)'", code: .usage)
+                    throw Problem(.badRequest, "facets takes project, priority, status and store, not '\(name)'", code: .usage)
                 }
                 return facet
             }

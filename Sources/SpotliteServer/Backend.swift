@@ -16,6 +16,8 @@ final class Backend: Sendable {
     /// The store opened read-only, for searches, resolves and status.
     let reader: StoreIndexer
     private let sessions = SessionPool()
+    /// The store sets of `/v1/search?stores=…`, by selection.
+    private let storeSets = StoreSets()
     private let queue = DispatchQueue(label: "spotlite.serve.work", attributes: .concurrent)
     /// Blocking jobs running at once: a few per core keep the cores busy (one job waits on a read while another
     /// computes) without the switching and the open indexes of one thread per request in flight.
@@ -29,6 +31,9 @@ final class Backend: Sendable {
     }
 
     var storeID: String { reader.store.uuid }
+
+    /// The store set kept for `key`, made by `make` the first time.
+    func storeSet(key: String, make: () -> StoreSet) -> StoreSet { storeSets.get(key, make) }
 
     /// Runs `body` on a work thread and returns what it returns (or throws what it throws).
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
@@ -66,5 +71,20 @@ final class SessionPool: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if idle.count < 64 { idle.append(session) }
+    }
+}
+
+/// The store sets searched so far, by selection (a few at most: each selection of the served stores).
+final class StoreSets: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sets: [String: StoreSet] = [:]
+
+    func get(_ key: String, _ make: () -> StoreSet) -> StoreSet {
+        lock.lock()
+        defer { lock.unlock() }
+        if let set = sets[key] { return set }
+        let set = make()
+        sets[key] = set
+        return set
     }
 }

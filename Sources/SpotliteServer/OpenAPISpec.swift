@@ -48,6 +48,8 @@ enum OpenAPISpec {
           "score": {"type": "number"},
           "likeness": {"type": "number"},
           "author": {"type": "string", "description": "messages only: who wrote it"},
+          "store": {"type": "string", "description": "with stores=…: the store whose copy this is"},
+          "also_in": {"type": "array", "items": {"type": "string"}, "description": "with stores=…: the other stores holding the row"},
           "item": {"oneOf": [{"$ref": "#/components/schemas/ProjectReference"}, {"type": "null"}], "description": "messages only: the item it is on (null: on the project)"},
           "snippet": {"type": ["string", "null"]},
           "highlights": {"type": "array", "items": {"type": "string"}}
@@ -92,7 +94,12 @@ enum OpenAPISpec {
               }
             }
           },
-          "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}}
+          "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}},
+          "failures": {
+            "type": "array",
+            "description": "with stores=…: the stores that could not answer",
+            "items": {"type": "object", "additionalProperties": false, "required": ["store", "code", "message"], "properties": {"store": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"}}}
+          }
         }
       },
       "Item": {
@@ -230,10 +237,11 @@ enum OpenAPISpec {
           {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 1000000, "default": 0}},
           {"name": "sort", "in": "query", "schema": {"enum": ["relevance", "created", "modified", "priority", "title"]}},
           {"name": "reverse", "in": "query", "schema": {"type": "boolean"}, "description": "with a sort other than relevance"},
-          {"name": "facets", "in": "query", "schema": {"type": "string"}, "description": "comma-separated: project, priority, status"},
+          {"name": "facets", "in": "query", "schema": {"type": "string"}, "description": "comma-separated: project, priority, status, store"},
           {"name": "partial", "in": "query", "schema": {"type": "boolean"}, "description": "the last word is a prefix (search as you type)"},
           {"name": "correct", "in": "query", "schema": {"type": "boolean"}, "description": "search the spelling correction when there is one"},
-          {"name": "spotlight", "in": "query", "schema": {"type": "boolean"}, "description": "the query is a Core Spotlight query string"}
+          {"name": "spotlight", "in": "query", "schema": {"type": "boolean"}, "description": "the query is a Core Spotlight query string"},
+          {"name": "stores", "in": "query", "schema": {"type": "string"}, "description": "all, or named stores separated by commas, among those the server was started with (`serve --stores`): searched as one index; 400 when it serves one store"}
         ],
         "responses": {
           "200": {"description": "The results.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResults"}}}},

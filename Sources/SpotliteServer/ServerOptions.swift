@@ -1,3 +1,4 @@
+import Indexer
 import Foundation
 
 /// How `spotlite serve` listens and what it allows.
@@ -24,6 +25,8 @@ public struct ServerOptions: Sendable {
     public var maximumEventStreams = 64
     /// How often an idle event stream sends a comment, so proxies and clients see it alive.
     public var heartbeatInterval: Double = 15
+    /// The named stores `/v1/search?stores=…` may search together (`serve --stores`); none: one store only.
+    public var stores: [StoreSet.Member] = []
 
     public init() {}
 

@@ -379,3 +379,38 @@ extension ManyStoresTests {
         #expect(watcher.terminationStatus == 0, "\(logText())")
     }
 }
+
+extension ManyStoresTests {
+    /// `serve --stores`: `/v1/search?stores=…` searches the named stores as one, with the CLI's JSON; without it,
+    /// or with a store it does not serve, a 400.
+    @Test func theServerSearchesTheStoresItWasStartedWith() throws {
+        let cli = CLI.withSamples()
+        let library = cli.directory.file("library.sqlite")
+        #expect(cli("init", "--store", library).status == 0)
+        #expect(cli("add", "project", "Town library", "--store", library).status == 0)
+        #expect(cli("add", "item", "Return the Lisbon guidebook", "--project", "Town library", "--store", library).status == 0)
+        #expect(cli("stores", "add", "library", library, "--role", "public").status == 0)
+
+        let server = try ServerProcess(cli, arguments: ["--stores", "all"])
+        let across = try server.request("GET", "/v1/search?q=lisbon&stores=all&facets=store")
+        #expect(across.status == 200, "\(across.text)")
+        let json = (try? JSONSerialization.jsonObject(with: Data(across.text.utf8)) as? [String: Any]) ?? [:]
+        let stores = ((json["hits"] as? [[String: Any]]) ?? []).compactMap { $0["store"] as? String }
+        #expect(Set(stores) == ["default", "library"], "\(across.text)")
+        #expect((json["failures"] as? [Any])?.isEmpty == true)
+        // The same as the command prints.
+        let command = cli("search", "lisbon", "--stores", "all", "--facets", "store", "--format", "json")
+        let commandStores = ((cli.json(command) as? [String: Any])?["hits"] as? [[String: Any]] ?? []).compactMap { $0["store"] as? String }
+        #expect(commandStores == stores)
+        let one = try server.request("GET", "/v1/search?q=lisbon&stores=library")
+        #expect(one.status == 200 && one.text.contains("guidebook") && !one.text.contains("Team offsite"), "\(one.text)")
+        let unknown = try server.request("GET", "/v1/search?q=lisbon&stores=nosuch")
+        #expect(unknown.status == 400 && unknown.text.contains("no store named 'nosuch'"), "\(unknown.text)")
+        #expect(server.stop() == 0)
+
+        let single = try ServerProcess(cli)
+        let refused = try single.request("GET", "/v1/search?q=lisbon&stores=all")
+        #expect(refused.status == 400 && refused.text.contains("serve --stores"), "\(refused.text)")
+        #expect(single.stop() == 0)
+    }
+}
