@@ -84,6 +84,17 @@ public final class StoreSet: @unchecked Sendable {
         return opened
     }
 
+    /// The row behind a URI of one of the set's stores (found by the store UUID inside it), and that store's name;
+    /// nil when no store of the set is the URI's (those that fail to open are passed over). Throws the store's
+    /// ``StoreError`` when the row is not there.
+    public func entity(for uri: TrackerURI) throws(StoreError) -> (entity: StoreEntity, store: String)? {
+        for (position, member) in members.enumerated() {
+            guard let indexer = try? self.member(at: position), indexer.store.uuid == uri.storeID else { continue }
+            return (try indexer.store.entity(for: uri), member.name)
+        }
+        return nil
+    }
+
     /// A store that opened, with its index brought up to date as far as it can be.
     struct Opened {
         var name: String

@@ -181,10 +181,16 @@ struct APIRoutes: Sendable {
             return text
         }
         let store = backend.reader.store
+        // A server started with --stores resolves URIs of those stores too, each in the store its UUID names.
+        let others = options.stores.isEmpty
+            ? nil : backend.storeSet(key: options.stores.map(\.name).joined(separator: ",")) { StoreSet(members: options.stores) }
         let results = try await backend.run { () -> [JSON] in
             texts.map { text in
                 do {
                     let uri = try TrackerURI(parsing: text)
+                    if uri.storeID != store.uuid, let found = try others?.entity(for: uri) {
+                        return EntityJSON.json(found.entity, uri: uri)
+                    }
                     return EntityJSON.json(try store.entity(for: uri), uri: uri)
                 } catch {
                     let problem = Problem(error)

@@ -404,6 +404,11 @@ extension ManyStoresTests {
         #expect(commandStores == stores)
         let one = try server.request("GET", "/v1/search?q=lisbon&stores=library")
         #expect(one.status == 200 && one.text.contains("guidebook") && !one.text.contains("Team offsite"), "\(one.text)")
+        // /v1/resolve answers a URI of any store it serves from that store.
+        let guidebook = try #require(((json["hits"] as? [[String: Any]]) ?? []).first { $0["store"] as? String == "library" }?["uri"] as? String)
+        let resolved = try server.json("/v1/resolve", method: "POST", body: ["uris": [guidebook]])
+        let first = ((resolved.object as? [String: Any])?["results"] as? [[String: Any]])?.first ?? [:]
+        #expect(resolved.status == 200 && first["title"] as? String == "Return the Lisbon guidebook", "\(first)")
         let unknown = try server.request("GET", "/v1/search?q=lisbon&stores=nosuch")
         #expect(unknown.status == 400 && unknown.text.contains("no store named 'nosuch'"), "\(unknown.text)")
         #expect(server.stop() == 0)
