@@ -74,11 +74,15 @@ public final class StoreSet: @unchecked Sendable {
 
     public init(members: [Member]) { self.members = members }
 
-    /// The member at `position`, opened at its first use.
+    /// The member at `position`, opened at its first use, and again when its file has gone (a long-lived set, in a
+    /// server, would otherwise go on reading a deleted file through its open handle).
     private func member(at position: Int) throws -> StoreIndexer {
         lock.lock()
         defer { lock.unlock() }
-        if let open = indexers[position] { return open }
+        if let open = indexers[position] {
+            if FileManager.default.fileExists(atPath: open.store.path) { return open }
+            indexers[position] = nil
+        }
         let opened = try members[position].open()
         indexers[position] = opened
         return opened

@@ -409,6 +409,12 @@ extension ManyStoresTests {
         let resolved = try server.json("/v1/resolve", method: "POST", body: ["uris": [guidebook]])
         let first = ((resolved.object as? [String: Any])?["results"] as? [[String: Any]])?.first ?? [:]
         #expect(resolved.status == 200 && first["title"] as? String == "Return the Lisbon guidebook", "\(first)")
+        // A store removed while the server runs is reported missing, not read through its old handle.
+        try FileManager.default.moveItem(atPath: library, toPath: library + ".away")
+        let gone = try server.request("GET", "/v1/search?q=lisbon&stores=all")
+        #expect(gone.status == 200 && gone.text.contains("missing-store") && !gone.text.contains("guidebook"), "\(gone.text)")
+        try FileManager.default.moveItem(atPath: library + ".away", toPath: library)
+        #expect(try server.request("GET", "/v1/search?q=lisbon&stores=all").text.contains("guidebook"))
         let unknown = try server.request("GET", "/v1/search?q=lisbon&stores=nosuch")
         #expect(unknown.status == 400 && unknown.text.contains("no store named 'nosuch'"), "\(unknown.text)")
         #expect(server.stop() == 0)
