@@ -88,15 +88,40 @@ public final class StoreSet: @unchecked Sendable {
         return opened
     }
 
-    /// The row behind a URI of one of the set's stores (found by the store UUID inside it), and that store's name;
-    /// nil when no store of the set is the URI's (those that fail to open are passed over). Throws the store's
-    /// ``StoreError`` when the row is not there.
-    public func entity(for uri: TrackerURI) throws(StoreError) -> (entity: StoreEntity, store: String)? {
-        for (position, member) in members.enumerated() {
-            guard let indexer = try? self.member(at: position), indexer.store.uuid == uri.storeID else { continue }
-            return (try indexer.store.entity(for: uri), member.name)
+    /// One store's copy of a row.
+    public struct Copy: Sendable {
+        /// The store's name.
+        public var store: String
+        public var uri: TrackerURI
+        public var entity: StoreEntity
+    }
+
+    /// Of copies of one row in the set's order, the position of the one modified last; of equals, the first.
+    static func newest<C: Collection>(_ copies: C, modifiedAt: (C.Element) -> String) -> C.Index? {
+        var best = copies.startIndex
+        guard best != copies.endIndex else { return nil }
+        for index in copies.indices where modifiedAt(copies[index]) > modifiedAt(copies[best]) { best = index }
+        return best
+    }
+
+    /// The row behind a URI of one of the set's stores (found by the store UUID inside it), nil when no store of
+    /// the set is the URI's (those that fail to open are passed over); with `newestCopy`, the copy modified last
+    /// among the set's stores that hold it, and the names of the others. Throws the URI's store's ``StoreError``
+    /// when the row is not there.
+    public func row(for uri: TrackerURI, newestCopy: Bool = false) throws(StoreError) -> (copy: Copy, alsoIn: [String])? {
+        let stores = members.indices.lazy.compactMap { position in
+            (try? self.member(at: position)).map { (name: self.members[position].name, store: $0.store) }
         }
-        return nil
+        guard let home = stores.first(where: { $0.store.uuid == uri.storeID }) else { return nil }
+        let own = Copy(store: home.name, uri: uri, entity: try home.store.entity(for: uri))
+        guard newestCopy else { return (own, []) }
+        // Read once each (`stores` is lazy: it opens stores only as far as the home one above).
+        let copies = Array(stores.compactMap { other -> Copy? in
+            let copy = TrackerURI(storeID: other.store.uuid, kind: uri.kind, entityID: uri.entityID)
+            return (try? other.store.entity(for: copy)).map { Copy(store: other.name, uri: copy, entity: $0) }
+        })
+        guard let best = Self.newest(copies, modifiedAt: \.entity.modifiedAt) else { return (own, []) }
+        return (copies[best], copies.filter { $0.store != copies[best].store }.map(\.store))
     }
 
     /// A store that opened, with its index brought up to date as far as it can be.
@@ -112,6 +137,7 @@ public final class StoreSet: @unchecked Sendable {
         var opened: [Opened] = []
         var failures: [StoreFailure] = []
         var seen: [String: String] = [:]
+        var parsed = false
         for (position, member) in members.enumerated() {
             do {
                 let indexer = try self.member(at: position)
@@ -122,8 +148,12 @@ public final class StoreSet: @unchecked Sendable {
                     continue
                 }
                 seen[indexer.store.uuid] = member.name
-                // A bad query is the query's fault, not a store's: it fails the whole search.
-                _ = try indexer.parse(text, options: options, reader: nil)
+                // A bad query is the query's fault, not a store's: it fails the whole search, before any index is
+                // caught up.
+                if !parsed {
+                    _ = try indexer.parse(text, options: options, reader: nil)
+                    parsed = true
+                }
                 try indexer.checkLocation()
                 let fresh = try indexer.freshReader(reusing: readers[position], onLargeBacklog: options.onLargeBacklog)
                 readers[position] = fresh.reader
@@ -194,54 +224,34 @@ public final class StoreSet: @unchecked Sendable {
             staleReason: stale.isEmpty ? nil : stale.joined(separator: "; "))
     }
 
-    /// Each hit resolved in its own store, then swapped for the newest copy among the stores that hold its row.
+    /// Each hit's row read in every store (one read per store), then shown from the copy modified last among
+    /// those that hold it. A hit whose own store no longer has its row is dropped, as in a one-store search.
     private func resolve(_ hits: [SearchHit], opened: [Opened]) throws(IndexerError) -> ([ResolvedHit], Int) {
-        var byStore: [String: [Int]] = [:]
-        for (position, hit) in hits.enumerated() {
-            guard let uri = try? TrackerURI(parsing: hit.uniqueIdentifier) else { continue }
-            byStore[uri.storeID, default: []].append(position)
-        }
-        var resolved: [Int: ResolvedHit] = [:]
-        for member in opened {
-            guard let positions = byStore[member.indexer.store.uuid] else { continue }
-            // resolve() keeps the order it is given and drops rows that are gone: match them back by URI.
-            let (found, _) = try member.indexer.resolve(positions.map { hits[$0] })
-            let byURI = Dictionary(found.map { ($0.uri.description, $0) }, uniquingKeysWith: { a, _ in a })
-            for position in positions {
-                if var hit = byURI[hits[position].uniqueIdentifier] {
-                    hit.store = member.name
-                    resolved[position] = hit
-                }
-            }
-        }
-        var ordered = hits.indices.compactMap { resolved[$0] }
-        let dropped = hits.count - ordered.count
-        guard opened.count > 1, !ordered.isEmpty else { return (ordered, dropped) }
-
-        // Every store's copy of each hit's row, in the set's order.
-        var copies: [[(store: Int, entity: StoreEntity)]] = Array(repeating: [], count: ordered.count)
-        func ids(_ kind: TrackerURI.Kind) -> [String] { ordered.compactMap { $0.uri.kind == kind ? $0.uri.entityID : nil } }
-        for (index, member) in opened.enumerated() {
-            let rows = try indexer(member.indexer.location.root) {
+        let uris = hits.map { try? TrackerURI(parsing: $0.uniqueIdentifier) }
+        func ids(_ kind: TrackerURI.Kind) -> [String] { uris.compactMap { $0?.kind == kind ? $0!.entityID : nil } }
+        let rows = try opened.map { member throws(IndexerError) in
+            try indexer(member.indexer.location.root) {
                 try member.indexer.store.read { reader in
                     try reader.entities(items: ids(.item), projects: ids(.project), messages: ids(.message))
                 }
             }
-            for (position, hit) in ordered.enumerated() {
-                if let entity = rows[hit.uri.kind]?[hit.uri.entityID] { copies[position].append((index, entity)) }
-            }
         }
-        for position in ordered.indices where copies[position].count > 1 {
-            let all = copies[position]
-            // Newest modified wins; of equals, the first store (max(by:) would keep the last).
-            var best = all[0]
-            for copy in all.dropFirst() where copy.entity.modifiedAt > best.entity.modifiedAt { best = copy }
-            ordered[position].entity = best.entity
-            ordered[position].uri.storeID = opened[best.store].indexer.store.uuid
-            ordered[position].store = opened[best.store].name
-            ordered[position].alsoIn = all.filter { $0.store != best.store }.map { opened[$0.store].name }
+        let resolved = zip(hits, uris).compactMap { hit, uri -> ResolvedHit? in
+            guard let uri else { return nil }
+            // Every store's copy, in the set's order.
+            let copies = opened.indices.compactMap { index in rows[index][uri.kind]?[uri.entityID].map { (index, $0) } }
+            guard copies.contains(where: { opened[$0.0].indexer.store.uuid == uri.storeID }),
+                let best = Self.newest(copies, modifiedAt: \.1.modifiedAt)
+            else { return nil }
+            let (index, entity) = copies[best]
+            var resolved = ResolvedHit(
+                uri: TrackerURI(storeID: opened[index].indexer.store.uuid, kind: uri.kind, entityID: uri.entityID),
+                entity: entity, score: hit.score)
+            resolved.store = opened[index].name
+            resolved.alsoIn = copies.filter { $0.0 != index }.map { opened[$0.0].name }
+            return resolved
         }
-        return (ordered, dropped)
+        return (resolved, hits.count - resolved.count)
     }
 
     /// Facet counts, project URIs labelled by their titles in their own store, store UUIDs by the stores' names.

@@ -153,11 +153,9 @@ struct StoreCatalog {
     /// The stores `selection` names (`all`, or names separated by commas), in the catalog's order with `default`
     /// (the default store) first: `all` takes it when it exists and the catalog does not list its file itself.
     func select(_ selection: String, defaultStore: String) throws -> [Entry] {
-        let defaultEntry = Entry(name: Self.defaultName, path: Self.absolute(defaultStore), role: .private)
+        let defaultEntry = Self.defaultEntry(defaultStore)
         if selection == "all" {
-            let listed = entries.contains { Self.sameFile($0.path, defaultStore) }
-            let includeDefault = !listed && FileManager.default.fileExists(atPath: defaultStore)
-            let all = (includeDefault ? [defaultEntry] : []) + entries
+            let all = everyStore(defaultStore: defaultStore)
             guard !all.isEmpty else {
                 throw CLIError("no stores to search: add one with `spotlite stores add NAME PATH`", status: .usage)
             }
@@ -180,12 +178,23 @@ struct StoreCatalog {
         return chosen.filter { seen.insert($0.name).inserted }
     }
 
-    /// The stores of `entries` as a ``StoreSet``, each opened (read-only for a public one) with its index in the
-    /// default place for its UUID.
-    static func storeSet(_ entries: [Entry]) -> StoreSet {
+    static func defaultEntry(_ defaultStore: String) -> Entry {
+        Entry(name: defaultName, path: absolute(defaultStore), role: .private)
+    }
+
+    /// The default store (when it exists and no entry names its file), then every named store: what `all` means.
+    func everyStore(defaultStore: String) -> [Entry] {
+        let listed = entries.contains { Self.sameFile($0.path, defaultStore) }
+        let includeDefault = !listed && FileManager.default.fileExists(atPath: defaultStore)
+        return (includeDefault ? [Self.defaultEntry(defaultStore)] : []) + entries
+    }
+
+    /// The stores of `entries` as a ``StoreSet``, each opened (read-only for a public one, or for all with
+    /// `readOnly`) with its index in the default place for its UUID.
+    static func storeSet(_ entries: [Entry], readOnly: Bool = false) -> StoreSet {
         StoreSet(members: entries.map { entry in
             StoreSet.Member(name: entry.name) {
-                let store = try TrackerStore.open(at: entry.path, readOnly: entry.role == .public)
+                let store = try TrackerStore.open(at: entry.path, readOnly: readOnly || entry.role == .public)
                 return StoreIndexer(store: store, indexPath: Paths.defaultIndex(storeID: store.uuid))
             }
         })
@@ -197,8 +206,7 @@ struct StoreCatalog {
 final class StoreRouter {
     private let defaultPath: String
     private let selection: [StoreCatalog.Entry]?
-    private var opened: [(name: String, store: TrackerStore)] = []
-    private var pending: [StoreCatalog.Entry]?
+    private var stores: StoreSet?
 
     /// `selection`: the stores of `--stores` (copies are then looked up in all of them), or nil for the default
     /// store and, for URIs of other stores, every named store.
@@ -207,62 +215,23 @@ final class StoreRouter {
         self.selection = selection
     }
 
-    private func openNext() throws -> Bool {
-        if pending == nil {
-            if let selection {
-                pending = selection
-            } else {
-                let catalog = try StoreCatalog.load()
-                let defaultEntry = StoreCatalog.Entry(
-                    name: StoreCatalog.defaultName, path: StoreCatalog.absolute(defaultPath), role: .private)
-                pending = [defaultEntry] + catalog.entries.filter { !StoreCatalog.sameFile($0.path, defaultPath) }
-            }
-        }
-        guard let next = pending?.first else { return false }
-        pending?.removeFirst()
-        // A store that cannot be opened holds none of the URIs looked for; the default store's own error is
-        // kept for the URIs no store holds.
-        if let store = try? TrackerStore.open(at: next.path, readOnly: true),
-            !opened.contains(where: { $0.store.uuid == store.uuid })
-        {
-            opened.append((next.name, store))
-        }
-        return true
-    }
-
-    /// The store holding URIs of `storeID`, with its name; nil when no store is it.
-    func store(for storeID: String) throws -> (name: String, store: TrackerStore)? {
-        while true {
-            if let found = opened.first(where: { $0.store.uuid == storeID }) { return found }
-            guard try openNext() else { return nil }
-        }
-    }
-
-    /// Every store of the selection, opened.
-    func all() throws -> [(name: String, store: TrackerStore)] {
-        while try openNext() {}
-        return opened
+    /// The stores, the catalog read at the first URI that needs it.
+    private func storeSet() throws -> StoreSet {
+        if let stores { return stores }
+        let made = StoreCatalog.storeSet(
+            try selection ?? StoreCatalog.load().everyStore(defaultStore: defaultPath), readOnly: true)
+        stores = made
+        return made
     }
 
     /// The row behind `uri`, from its own store; with a selection, the newest copy among the selected stores
     /// (ties: the selection's order), with the other stores that hold it.
     func entity(for uri: TrackerURI) throws -> (uri: TrackerURI, entity: StoreEntity, store: String, alsoIn: [String]) {
-        guard let home = try store(for: uri.storeID) else {
+        guard let found = try storeSet().row(for: uri, newestCopy: selection != nil) else {
             throw CLIError(
                 "\(uri) belongs to another store (\(uri.storeID)), neither the default store nor a named one; "
                     + "`spotlite stores add NAME PATH` names it", status: .foreignStore)
         }
-        let entity = try home.store.entity(for: uri)
-        guard selection != nil else { return (uri, entity, home.name, []) }
-        var copies: [(name: String, uri: TrackerURI, entity: StoreEntity)] = []
-        for (name, store) in try all() {
-            let copy = TrackerURI(storeID: store.uuid, kind: uri.kind, entityID: uri.entityID)
-            if let found = try? store.entity(for: copy) { copies.append((name, copy, found)) }
-        }
-        guard var best = copies.first else { return (uri, entity, home.name, []) }
-        for copy in copies.dropFirst() where copy.entity.modifiedAt > best.entity.modifiedAt {
-            best = copy
-        }
-        return (best.uri, best.entity, best.name, copies.filter { $0.name != best.name }.map(\.name))
+        return (found.copy.uri, found.copy.entity, found.copy.store, found.alsoIn)
     }
 }

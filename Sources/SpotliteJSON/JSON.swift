@@ -29,18 +29,19 @@ public indirect enum JSON: Sendable {
 /// The JSON form of store rows, shared by `search` and `resolve` (and the server's items, projects and resolve).
 public enum EntityJSON {
     /// `{"uri": …, "title": …}` of an item's project, in `resolve` and `search` output alike.
-    /// `{"uri": …, "title": …}` of a message's item.
-    public static func itemReference(_ item: Item, storeID: String) -> JSON {
-        .object([
-            ("uri", .string(TrackerURI(storeID: storeID, kind: .item, entityID: item.id).description)),
-            ("title", .string(item.title)),
-        ])
+    public static func projectReference(_ project: Project, storeID: String) -> JSON {
+        reference(.project, project.id, title: project.title, storeID: storeID)
     }
 
-    public static func projectReference(_ project: Project, storeID: String) -> JSON {
+    /// `{"uri": …, "title": …}` of a message's item.
+    public static func itemReference(_ item: Item, storeID: String) -> JSON {
+        reference(.item, item.id, title: item.title, storeID: storeID)
+    }
+
+    static func reference(_ kind: TrackerURI.Kind, _ id: String, title: String, storeID: String) -> JSON {
         .object([
-            ("uri", .string(TrackerURI(storeID: storeID, kind: .project, entityID: project.id).description)),
-            ("title", .string(project.title)),
+            ("uri", .string(TrackerURI(storeID: storeID, kind: kind, entityID: id).description)),
+            ("title", .string(title)),
         ])
     }
 

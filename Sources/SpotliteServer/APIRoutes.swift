@@ -151,12 +151,7 @@ struct APIRoutes: Sendable {
     // MARK: - Rows
 
     func entity(_ kind: TrackerURI.Kind, _ context: BasicRequestContext) async throws -> Response {
-        let text = try context.parameters.require("uuid")
-        guard let id = UUID(uuidString: text)?.uuidString.lowercased() else {
-            throw Problem(.badRequest, "'\(text)' is not a UUID", code: .usage)
-        }
-        let uri = backend.reader.store.uri(kind, id)
-        let entity = try await backend.run { try backend.reader.store.entity(for: uri) }
+        let (uri, entity) = try await backend.row(kind, context)
         return Self.json(EntityJSON.json(entity, uri: uri))
     }
 
@@ -188,8 +183,8 @@ struct APIRoutes: Sendable {
             texts.map { text in
                 do {
                     let uri = try TrackerURI(parsing: text)
-                    if uri.storeID != store.uuid, let found = try others?.entity(for: uri) {
-                        return EntityJSON.json(found.entity, uri: uri)
+                    if uri.storeID != store.uuid, let found = try others?.row(for: uri) {
+                        return EntityJSON.json(found.copy.entity, uri: uri)
                     }
                     return EntityJSON.json(try store.entity(for: uri), uri: uri)
                 } catch {
@@ -236,5 +231,18 @@ struct APIRoutes: Sendable {
         } catch {
             throw Problem(.contentTooLarge, "the request body is larger than \(limit) bytes", code: .usage)
         }
+    }
+}
+
+extension Backend {
+    /// The row of `kind` whose UUID the path's `{uuid}` gives (the API's `/v1/items/{uuid}`, the page's
+    /// `/items/{uuid}`): 400 for what is not a UUID, the store's own errors (404 for a row that is not there).
+    func row(_ kind: TrackerURI.Kind, _ context: BasicRequestContext) async throws -> (uri: TrackerURI, entity: StoreEntity) {
+        let text = try context.parameters.require("uuid")
+        guard let id = UUID(uuidString: text)?.uuidString.lowercased() else {
+            throw Problem(.badRequest, "'\(text)' is not a UUID", code: .usage)
+        }
+        let uri = reader.store.uri(kind, id)
+        return (uri, try await run { [reader] in try reader.store.entity(for: uri) })
     }
 }

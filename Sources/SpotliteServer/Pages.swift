@@ -19,12 +19,7 @@ struct Pages: Sendable {
     }
 
     func page(_ kind: TrackerURI.Kind, _ context: BasicRequestContext) async throws -> Response {
-        let text = try context.parameters.require("uuid")
-        guard let id = UUID(uuidString: text)?.uuidString.lowercased() else {
-            throw Problem(.badRequest, "'\(text)' is not a UUID", code: .usage)
-        }
-        let uri = backend.reader.store.uri(kind, id)
-        let entity = try await backend.run { try backend.reader.store.entity(for: uri) }
+        let (uri, entity) = try await backend.row(kind, context)
         switch entity {
         case .item(let item, let project):
             let messages = try await backend.run { try backend.reader.store.read { try $0.messages(onItems: [item.id]) } }
@@ -185,6 +180,18 @@ struct Pages: Sendable {
         </body></html>
         """
 
+    /// The start of a row's page, through its heading: `heading` is its title (escaped here).
+    static func rowPageStart(_ heading: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><title>\(escaped(heading)) — Spotlite</title>
+        <meta name="viewport" content="width=device-width, initial-scale=1">\(style)</head>
+        <body>
+        <p><a href="/">← Search</a></p>
+        <h1 id="title">\(escaped(heading))</h1>
+        """
+    }
+
     /// The messages on an item or a project, oldest first, each linking to its own page.
     static func messageList(_ messages: [Message]) -> String {
         guard !messages.isEmpty else { return "" }
@@ -202,12 +209,7 @@ struct Pages: Sendable {
         let author = message.author.isEmpty ? "someone" : message.author
         let on = item.map { "<a id=\"item\" href=\"/items/\(escaped($0.id))\">\(escaped($0.title))</a> in " } ?? ""
         return """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>Message from \(escaped(author)) — Spotlite</title>
-            <meta name="viewport" content="width=device-width, initial-scale=1">\(style)</head>
-            <body>
-            <p><a href="/">← Search</a></p>
-            <h1 id="title">Message from \(escaped(author))</h1>
+            \(rowPageStart("Message from " + author))
             <dl>
             <dt>on</dt><dd>\(on)<a id="project" href="/projects/\(escaped(project.id))">\(escaped(project.title))</a></dd>
             <dt>created</dt><dd>\(escaped(message.createdAt))</dd>
@@ -223,12 +225,7 @@ struct Pages: Sendable {
         let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)
         let priority = [1: "low", 2: "medium", 3: "high"][item.priority] ?? "?"
         return """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(escaped(item.title)) — Spotlite</title>
-            <meta name="viewport" content="width=device-width, initial-scale=1">\(style)</head>
-            <body>
-            <p><a href="/">← Search</a></p>
-            <h1 id="title">\(escaped(item.title))</h1>
+            \(rowPageStart(item.title))
             <dl>
             <dt>project</dt><dd><a id="project" href="/projects/\(escaped(project.id))">\(escaped(project.title))</a></dd>
             <dt>priority</dt><dd>\(item.priority) (\(priority))</dd>
@@ -252,12 +249,7 @@ struct Pages: Sendable {
                 + " <span class=\"meta\">\(item.isCompleted ? "done" : "open") · P\(item.priority)</span></li>\n"
         }
         return """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(escaped(project.title)) — Spotlite</title>
-            <meta name="viewport" content="width=device-width, initial-scale=1">\(style)</head>
-            <body>
-            <p><a href="/">← Search</a></p>
-            <h1 id="title">\(escaped(project.title))</h1>
+            \(rowPageStart(project.title))
             <dl>
             <dt>status</dt><dd>\(project.isClosed ? "closed" : "open")</dd>
             <dt>items</dt><dd>\(items.total)</dd>

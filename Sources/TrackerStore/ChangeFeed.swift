@@ -164,9 +164,13 @@ extension StoreReader {
         var itemSet = Set(items.map(\.id))
         // A project that changes again later is written then, and its items with it.
         let written = liveProjects.filter { !horizon.projectChanges($0.key, after: through) }
-        for item in try self.items(inProjects: written.keys) where itemSet.insert(item.id).inserted {
+        let projectItems = try self.items(inProjects: written.keys)
+        for item in projectItems where itemSet.insert(item.id).inserted {
             items.append(item)
         }
+        // Every item read so far, by id: the messages on them need their projects.
+        var knownItems = liveItems
+        for item in projectItems { knownItems[item.id] = item }
         items.removeAll { horizon.itemChanges($0.id, in: $0.projectID, after: through) }
         // Messages: those that changed, and those on what changed (a project's or an item's, whose title and domain
         // their documents carry).
@@ -174,14 +178,16 @@ extension StoreReader {
         var messages = messageIDs.compactMap { liveMessages[$0] }
         var messageSet = Set(messages.map(\.id))
         let changedItems = itemIDs.filter { liveItems[$0] != nil }
-        for message in try self.messages(inProjects: written.keys) + self.messages(onItems: changedItems)
-        where messageSet.insert(message.id).inserted {
+        // (What `messages(inProjects:)` reads, from the items read above rather than reading them again.)
+        let onWritten = try self.messages(onProjects: written.keys) + self.messages(onItems: projectItems.map(\.id))
+        for message in try onWritten + self.messages(onItems: changedItems) where messageSet.insert(message.id).inserted {
             messages.append(message)
         }
         var messageProjectIDs: [String: String] = [:]
-        let parentItems = try self.items(ids: messages.compactMap(\.itemID))
+        let unread = messages.compactMap(\.itemID).filter { knownItems[$0] == nil }
+        for (id, item) in try self.items(ids: unread) { knownItems[id] = item }
         messages.removeAll { message in
-            guard let projectID = message.projectID ?? parentItems[message.itemID ?? ""]?.projectID else { return true }
+            guard let projectID = message.projectID ?? knownItems[message.itemID ?? ""]?.projectID else { return true }
             messageProjectIDs[message.id] = projectID
             return horizon.messageChanges(message, in: projectID, after: through)
         }
