@@ -246,6 +246,17 @@ extension TextNormalizer {
                 index += 1
                 continue
             }
+            // A URI after a field (`project:tracker://<store>/project/<uuid>`) is kept as typed, to the next space
+            // or closing parenthesis: the hyphens of its UUIDs join no compound.
+            if !quoted, index > 0, characters[index - 1] == ":",
+                characters[index...].starts(with: "tracker://")
+            {
+                while index < characters.count, !characters[index].isWhitespace, characters[index] != ")" {
+                    out.append(characters[index])
+                    index += 1
+                }
+                continue
+            }
             guard character.isLetter || character.isNumber else {
                 out.append(character)
                 index += 1

@@ -30,6 +30,15 @@ import TestSupport
         ("project:garden", ["project title is 'garden' (any case)"]),
         ("project:\"Home renovation\"", ["project title is 'Home renovation' (any case)"]),
         ("project:tracker://s/project/p", ["project is tracker://s/project/p"]),
+        // A URI with real UUIDs: their hyphens are not compound words.
+        (
+            "project:tracker://caa11ecb-58b1-493c-a3f5-35491c90030c/project/953a4663-deee-5949-939c-dafc5108b393 tap",
+            ["project is tracker://caa11ecb-58b1-493c-a3f5-35491c90030c/project/953a4663-deee-5949-939c-dafc5108b393"]
+        ),
+        (
+            "(project:tracker://caa11ecb-58b1-493c-a3f5-35491c90030c/project/953a4663-deee-5949-939c-dafc5108b393)",
+            ["project is tracker://caa11ecb-58b1-493c-a3f5-35491c90030c/project/953a4663-deee-5949-939c-dafc5108b393"]
+        ),
         ("-is:completed", ["not: status is completed"]),
         ("NOT project:garden", ["not: project title is 'garden' (any case)"]),
         ("tap -project:\"Home renovation\" kind:item", ["not: project title is 'Home renovation' (any case)", "kind is item"]),
