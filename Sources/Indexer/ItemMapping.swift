@@ -9,6 +9,9 @@ struct ItemMapping {
         TrackerURI(storeID: storeID, kind: kind, entityID: id).description
     }
 
+    /// What every URI of the store starts with (`tracker://<store-uuid>/`): the index keeps the rest, short.
+    var identifierBase: String { "\(TrackerURI.scheme)://\(storeID)/" }
+
     func searchableItem(for item: Item, in project: Project) -> SearchableItem {
         SearchableItem(
             uniqueIdentifier: uri(.item, item.id),

@@ -70,7 +70,7 @@ extension StoreIndexer {
         let path = location.path(of: generation)
         try indexer(location.root) {
             let build = ShardedBuild(
-                paths: shardPaths,
+                paths: shardPaths, identifierBase: mapping.identifierBase,
                 metadata: [Self.storeKey: store.uuid, SearchIndexLayout.versionKey: SearchIndexLayout.version])
             let cursor: Int64
             do {
@@ -126,11 +126,13 @@ final class ShardedBuild: @unchecked Sendable {
     /// Chunks a shard's queue holds before the reader waits for its builder.
     private static let capacity = 4
 
-    init(paths: [String], metadata: [String: String]) {
+    init(paths: [String], identifierBase: String, metadata: [String: String]) {
         running = paths.count
         queues = Array(repeating: [], count: paths.count)
         for (shard, path) in paths.enumerated() {
-            let thread = Thread { [self] in build(shard: shard, path: path, metadata: metadata) }
+            let thread = Thread { [self] in
+                build(shard: shard, path: path, identifierBase: identifierBase, metadata: metadata)
+            }
             thread.name = "spotlite rebuild"
             thread.start()
         }
@@ -172,11 +174,12 @@ final class ShardedBuild: @unchecked Sendable {
         return chunk
     }
 
-    private func build(shard: Int, path: String, metadata: [String: String]) {
+    private func build(shard: Int, path: String, identifierBase: String, metadata: [String: String]) {
         var written = 0
         var skipped: [(uri: String, reason: String)] = []
         do {
-            let index = try SearchableIndex(path: path, durable: false, bulkLoad: true)
+            let index = try SearchableIndex(
+                path: path, durable: false, bulkLoad: true, identifierBase: identifierBase)
             while let chunk = next(for: shard) {
                 try index.indexSearchableItems(chunk) { item, error in
                     skipped.append((item.uniqueIdentifier, error.message))

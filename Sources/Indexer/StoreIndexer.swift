@@ -204,7 +204,7 @@ public final class StoreIndexer: Sendable {
         }
         let index: SearchableIndex
         do {
-            index = try SearchableIndex(path: location.path(of: generation))
+            index = try SearchableIndex(path: location.path(of: generation), identifierBase: mapping.identifierBase)
         } catch where error.code == .corrupt || error.code == .unavailable {
             return .needsRebuild(reason: "the index could not be opened (\(error.message))")
         } catch {

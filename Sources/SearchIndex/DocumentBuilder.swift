@@ -8,7 +8,11 @@ final class DocumentBuilder {
     /// The distinct words (lowercased) of the titles and details built since the caller last emptied it.
     var words = Set<String>()
 
-    init(collectsWords: Bool = false) throws(XapianError) {
+    /// How identifiers are kept (see ``IdentifierCoding``).
+    let coding: IdentifierCoding
+
+    init(coding: IdentifierCoding, collectsWords: Bool = false) throws(XapianError) {
+        self.coding = coding
         // Words over 64 bytes (Xapian's default) are skipped; the rest of the text is still indexed.
         generator = try TermGenerator(stemmingLanguage: SearchQueryParser.stemmingLanguage, maxWordLength: 64)
         generator.enableCJKNgrams()
@@ -31,10 +35,10 @@ final class DocumentBuilder {
     func document(for item: SearchableItem) throws(XapianError) -> Document {
         let attributes = item.attributeSet
         let document = Document()
-        // No document data: the unique identifier is read back from its value slot (kept for sorting anyway),
-        // and the text lives in the store. Nothing is stored twice.
-        try document.addBooleanTerm(TermPrefix.uniqueIdentifier + item.uniqueIdentifier)
-        try document.addBooleanTerm(TermPrefix.domain + item.domainIdentifier)
+        // No document data: the unique identifier is read back from its value slot, and the text lives in the
+        // store. Nothing is stored twice.
+        try document.addBooleanTerm(TermPrefix.uniqueIdentifier + coding.term(item.uniqueIdentifier))
+        try document.addBooleanTerm(TermPrefix.domain + coding.term(item.domainIdentifier))
         // The kind term carries a wdf of 1: with the title's wdf 0, a document with no detail would have length 0,
         // which Xapian's consistency check takes for "no terms" (and BM25's normalisation barely notices the 1).
         try document.addTerm(TermPrefix.kind + attributes.kind.rawValue, wdfIncrement: 1)
@@ -65,13 +69,12 @@ final class DocumentBuilder {
 
         try document.addValue(SortableNumber.encode(Double(attributes.createdAt)), slot: ValueSlot.created)
         try document.addValue(SortableNumber.encode(Double(attributes.modifiedAt)), slot: ValueSlot.modified)
-        try document.addValue(Array(item.fingerprint.utf8), slot: ValueSlot.fingerprint)
+        try document.addValue(Fingerprint.bytes(item.fingerprintHash), slot: ValueSlot.fingerprint)
         try document.addValue(TitleCollation.key(attributes.title), slot: ValueSlot.titleSortKey)
         try document.addValue(SortableNumber.encode(Double(Self.distinctWords(title))), slot: ValueSlot.titleWords)
-        try document.addValue(Array(item.domainIdentifier.utf8), slot: ValueSlot.domain)
-        if !attributes.status.isEmpty { try document.addValue(Array(attributes.status.utf8), slot: ValueSlot.status) }
-        try document.addValue(Array(item.uniqueIdentifier.utf8), slot: ValueSlot.uniqueIdentifier)
-        try document.addValue(ValueSlot.entityKey(of: item.uniqueIdentifier), slot: ValueSlot.entity)
+        try document.addValue(coding.value(item.domainIdentifier), slot: ValueSlot.domain)
+        if !attributes.status.isEmpty { try document.addValue(ValueSlot.statusValue(attributes.status), slot: ValueSlot.status) }
+        try document.addValue(coding.value(item.uniqueIdentifier), slot: ValueSlot.uniqueIdentifier)
         return document
     }
 }

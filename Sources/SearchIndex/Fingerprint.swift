@@ -14,6 +14,17 @@ enum Fingerprint {
         return hash
     }
 
+    /// The 8 bytes of `value`, most significant first: how a fingerprint is kept in its value slot.
+    static func bytes(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+    }
+
+    /// The hex of a fingerprint kept as ``bytes(_:)`` (any other value as its bytes in hex).
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
+    }
+
     static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits

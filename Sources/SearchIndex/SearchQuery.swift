@@ -239,7 +239,9 @@ public final class SearchQueryParser {
             guard parts.count == 3, parts[1] == "project" else {
                 return (.invalid("project:\(value) is not a project URI (tracker://<store>/project/<uuid>)"), "")
             }
-            return (.term(TermPrefix.domain + value), "project is \(value)")
+            // The project's short term names no store: a copy of the project in another store searched is it too.
+            let base = "tracker://" + parts[0] + "/"
+            return (.term(TermPrefix.domain + IdentifierCoding(base: base).term(value)), "project is \(value)")
         }
         return (.term(TermPrefix.containerTitleTerm(value)), "project title is '\(value)' (any case)")
     }

@@ -21,9 +21,16 @@ public final class SearchReader {
     /// A rebuild that swaps the stub and removes the old generation while this reads the stub makes the open
     /// fail with files missing; it is then tried again on the new generation, up to ``retries`` times.
     public init(path: String) throws(SearchIndexError) {
-        database = try Self.opening { () throws(XapianError) in try Database(path: path) }
+        let database = try Self.opening { () throws(XapianError) in try Database(path: path) }
+        self.database = database
         isCombined = false
+        codings = [IdentifierCoding(base: try Self.retrying(database) { () throws(XapianError) in
+            try database.metadata(SearchIndexLayout.identifierBaseKey)
+        })]
     }
+
+    /// How each index read keeps its identifiers (one per index, in the order of ``init(paths:)``).
+    let codings: [IdentifierCoding]
 
     /// `open()`, tried again (up to ``retries`` times) when files vanish under it: a rebuild swapped generations.
     private static func opening(_ open: () throws(XapianError) -> Database) throws(SearchIndexError) -> Database {
@@ -43,11 +50,30 @@ public final class SearchReader {
     public let isCombined: Bool
 
     /// Opens the indexes at `paths` as one (Xapian's multi-database: term statistics over all, so scores compare),
-    /// for a search across stores. Hits that name the same entity (``ValueSlot/entityKey(of:)``) are collapsed to
-    /// the best ranked. `paths` must not be empty.
+    /// for a search across stores. Hits that name the same entity (the short form of their identifiers, see
+    /// ``IdentifierCoding``) are collapsed to the best ranked. `paths` must not be empty.
     public init(paths: [String]) throws(SearchIndexError) {
         database = try Self.opening { () throws(XapianError) in try Database(paths: paths) }
         isCombined = true
+        // Each index keeps its own base: read from each, once (a rebuild keeps it: it is its store's).
+        var codings: [IdentifierCoding] = []
+        for path in paths {
+            let part = try Self.opening { () throws(XapianError) in try Database(path: path) }
+            codings.append(IdentifierCoding(base: try Self.retrying(part) { () throws(XapianError) in
+                try part.metadata(SearchIndexLayout.identifierBaseKey)
+            }))
+        }
+        self.codings = codings
+    }
+
+    /// The coding of the index whose base `identifier` has (the first index's if none): how a query names it.
+    func coding(for identifier: String) -> IdentifierCoding {
+        codings.first { !$0.base.isEmpty && identifier.hasPrefix($0.base) } ?? codings.first ?? IdentifierCoding(base: "")
+    }
+
+    /// The identifier a hit's value holds, put back under its own index's base.
+    func identifier(of hit: MatchSet.Hit) -> String {
+        (codings.indices.contains(hit.shard) ? codings[hit.shard] : IdentifierCoding(base: "")).identifier(value: hit.data)
     }
 
     /// Moves to the latest committed revision.
@@ -74,7 +100,7 @@ public final class SearchReader {
         options.relevanceFirst = request.sort == .relevance
         options.docidsDescending = !request.reverse
         options.facetSlots = Array(Set(request.facets.map(\.slot))).sorted()
-        if isCombined { options.collapseSlot = ValueSlot.entity }
+        if isCombined { options.collapseSlot = ValueSlot.uniqueIdentifier }
         options.hitValueSlot = ValueSlot.uniqueIdentifier
         options.ranking = request.ranking.fielded
         options.rescoreWindow = request.ranking.rescoreWindow
@@ -84,7 +110,7 @@ public final class SearchReader {
         if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }
         do {
             let matches = try retrying { () throws(XapianError) in try database.match(query.query, bonus: query.bonus, options: options) }
-            return SearchResults(matches: matches, request: request)
+            return SearchResults(matches: matches, request: request, reader: self)
         } catch where error.cause?.errorClass == "WildcardError" {
             throw SearchIndexError(
                 .querySyntax,
@@ -104,7 +130,7 @@ public final class SearchReader {
         var window = request
         window.offset = 0
         window.limit = request.offset + request.limit + 1
-        let uniqueTerm = TermPrefix.uniqueIdentifier + uniqueIdentifier
+        let uniqueTerm = TermPrefix.uniqueIdentifier + coding(for: uniqueIdentifier).term(uniqueIdentifier)
         let query = try retrying { () throws(XapianError) in
             try database.similarQuery(
                 uniqueTerm: uniqueTerm, maxWords: maxWords, titlePrefix: TermPrefix.title, feedbackWeight: feedbackWeight)
@@ -123,7 +149,7 @@ public final class SearchReader {
         var found = Set<String>()
         for chunk in Array(identifiers).chunked(1_000) {
             let restricted = try xapian { () throws(XapianError) in
-                try query.query.combined(.filter, with: Query(anyOf: chunk.map { TermPrefix.uniqueIdentifier + $0 }))
+                try query.query.combined(.filter, with: Query(anyOf: chunk.map { TermPrefix.uniqueIdentifier + coding(for: $0).term($0) }))
             }
             found.formUnion(try everyMatch(restricted, limit: chunk.count))
         }
@@ -144,7 +170,7 @@ public final class SearchReader {
         options.hitValueSlot = ValueSlot.uniqueIdentifier
         options.unweighted = true
         let matches = try retrying { () throws(XapianError) in try database.match(query, options: options) }
-        return Set(matches.hits.map(\.data))
+        return Set(matches.hits.map(identifier(of:)))
     }
 
     /// Whether `word` occurs in any title or detail (as typed, lowercased), so a spelling correction of it
@@ -205,14 +231,22 @@ public final class SearchReader {
         }
         var result: [String: String] = [:]
         result.reserveCapacity(rows.count)
+        let coding = codings.first ?? IdentifierCoding(base: "")
         for row in rows {
-            result[String(row.term.dropFirst(TermPrefix.uniqueIdentifier.count))] = String(
-                decoding: row.value, as: UTF8.self)
+            result[coding.identifier(term: row.term.dropFirst(TermPrefix.uniqueIdentifier.count))] =
+                Fingerprint.hex(row.value)
         }
         return result
     }
 
     private func retrying<T>(_ body: () throws(XapianError) -> T) throws(SearchIndexError) -> T {
+        try Self.retrying(database, body)
+    }
+
+    /// `body`, tried again after reopening `database` when a writer moved it (up to ``retries`` times).
+    private static func retrying<T>(_ database: Database, _ body: () throws(XapianError) -> T)
+        throws(SearchIndexError) -> T
+    {
         var attempt = 0
         while true {
             do {

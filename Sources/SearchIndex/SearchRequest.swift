@@ -52,7 +52,8 @@ public enum SearchFacet: String, CaseIterable, Sendable {
     func label(_ bytes: [UInt8]) -> String {
         switch self {
         case .priority: return String(Int(SortableNumber.decode(bytes)))
-        case .project, .status: return String(decoding: bytes, as: UTF8.self)
+        case .project: return String(decoding: bytes, as: UTF8.self)
+        case .status: return ValueSlot.status(fromValue: bytes)
         case .store:
             // tracker://<store-uuid>/project/<uuid>
             let parts = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
@@ -97,17 +98,25 @@ public final class SearchResults {
     public let total: Int
     public let isExact: Bool
 
-    init(matches: MatchSet, request: SearchRequest) {
+    /// How each index searched keeps identifiers: facet values are put back with them.
+    private let codings: [IdentifierCoding]
+
+    init(matches: MatchSet, request: SearchRequest, reader: SearchReader) {
         self.matches = matches
         self.request = request
-        hits = matches.hits.map { SearchHit(uniqueIdentifier: $0.data, score: $0.weight) }
+        codings = reader.codings
+        hits = matches.hits.map { SearchHit(uniqueIdentifier: reader.identifier(of: $0), score: $0.weight) }
         total = matches.estimatedMatches
         isExact = matches.isExact
     }
 
-    private init(matches: MatchSet, request: SearchRequest, hits: [SearchHit], total: Int, isExact: Bool) {
+    private init(
+        matches: MatchSet, request: SearchRequest, codings: [IdentifierCoding], hits: [SearchHit], total: Int,
+        isExact: Bool
+    ) {
         self.matches = matches
         self.request = request
+        self.codings = codings
         self.hits = hits
         self.total = total
         self.isExact = isExact
@@ -121,7 +130,7 @@ public final class SearchResults {
         page.offset = offset
         page.limit = limit
         return SearchResults(
-            matches: matches, request: page, hits: Array(others.dropFirst(offset).prefix(limit)),
+            matches: matches, request: page, codings: codings, hits: Array(others.dropFirst(offset).prefix(limit)),
             total: max(0, total - (left ? 1 : 0)), isExact: isExact)
     }
 
@@ -129,7 +138,13 @@ public final class SearchResults {
     public var facets: [(facet: SearchFacet, values: [(value: String, count: Int)])] {
         request.facets.map { facet in
             var counts: [String: Int] = [:]
-            for value in matches.facets[facet.slot] ?? [] { counts[facet.label(value.value), default: 0] += value.count }
+            for entry in matches.facets[facet.slot] ?? [] {
+                var value = entry.value
+                if facet.slot == ValueSlot.domain, codings.indices.contains(entry.shard) {
+                    value = Array(codings[entry.shard].identifier(value: value).utf8)
+                }
+                counts[facet.label(value), default: 0] += entry.count
+            }
             let values = counts.map { (value: $0.key, count: $0.value) }
             return (facet, values.sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value })
         }

@@ -29,19 +29,36 @@ public final class SearchableIndex {
     ///   - bulkLoad: `true` for filling a fresh index: documents are added without a unique-term lookup, commits
     ///     happen only on ``commit(clientState:)`` (Xapian still flushes every 10,000 documents), and the
     ///     spelling data is made there in one pass over the terms.
-    public init(path: String, durable: Bool = true, bulkLoad: Bool = false) throws(SearchIndexError) {
+    ///   - identifierBase: what the identifiers share (`tracker://<store-uuid>/`), kept short under it (see
+    ///     ``IdentifierCoding``). Written into a fresh index; an index that has one keeps its own.
+    public init(path: String, durable: Bool = true, bulkLoad: Bool = false, identifierBase: String = "")
+        throws(SearchIndexError)
+    {
         commitsEachCall = !bulkLoad
         let database = try xapian { () throws(XapianError) in
             try WritableDatabase(path: path, durable: durable)
         }
         self.database = database
+        var base = try xapian { () throws(XapianError) in try database.metadata(SearchIndexLayout.identifierBaseKey) }
+        if try xapian({ () throws(XapianError) in try database.metadata(SearchIndexLayout.versionKey) }).isEmpty,
+            try xapian({ () throws(XapianError) in try database.documentCount() }) == 0
+        {
+            base = identifierBase
+            try xapian { () throws(XapianError) in
+                try database.setMetadata(SearchIndexLayout.versionKey, SearchIndexLayout.version)
+                try database.setMetadata(SearchIndexLayout.identifierBaseKey, base)
+                try database.commit()
+            }
+        }
+        coding = IdentifierCoding(base: base)
         // A bulk load leaves the spelling data to one pass over the finished shards (addSpellings(toShards:)).
-        builder = try xapian { () throws(XapianError) in try DocumentBuilder(collectsWords: !bulkLoad) }
-        if try metadata(SearchIndexLayout.versionKey).isEmpty, try documentCount() == 0 {
-            try setMetadata(SearchIndexLayout.versionKey, SearchIndexLayout.version)
-            try xapian { () throws(XapianError) in try database.commit() }
+        builder = try xapian { () throws(XapianError) in
+            try DocumentBuilder(coding: IdentifierCoding(base: base), collectsWords: !bulkLoad)
         }
     }
+
+    /// How this index keeps identifiers (its base is the one it was made with).
+    public let coding: IdentifierCoding
 
     /// Adds or replaces items (matched by unique identifier).
     ///
@@ -57,7 +74,7 @@ public final class SearchableIndex {
                     let document = try builder.document(for: item)
                     if commitsEachCall {
                         try database.replaceDocument(
-                            uniqueTerm: TermPrefix.uniqueIdentifier + item.uniqueIdentifier, with: document)
+                            uniqueTerm: TermPrefix.uniqueIdentifier + coding.term(item.uniqueIdentifier), with: document)
                     } else {
                         // A bulk load fills a fresh database: no document can have this id yet.
                         try database.addDocument(document)
@@ -73,7 +90,7 @@ public final class SearchableIndex {
     public func deleteSearchableItems(withIdentifiers identifiers: [String]) throws(SearchIndexError) {
         try changing { () throws(XapianError) in
             for identifier in identifiers {
-                try database.deleteDocuments(term: TermPrefix.uniqueIdentifier + identifier)
+                try database.deleteDocuments(term: TermPrefix.uniqueIdentifier + coding.term(identifier))
             }
         }
     }
@@ -82,7 +99,7 @@ public final class SearchableIndex {
     public func deleteSearchableItems(withDomainIdentifiers domains: [String]) throws(SearchIndexError) {
         try changing { () throws(XapianError) in
             for domain in domains {
-                try database.deleteDocuments(term: TermPrefix.domain + domain)
+                try database.deleteDocuments(term: TermPrefix.domain + coding.term(domain))
             }
         }
     }
@@ -123,8 +140,9 @@ public final class SearchableIndex {
     }
 
     /// A word goes into the spelling table (behind "did you mean") once a title holds it or this many documents
-    /// do: a word used once in one detail is more often a typo, a hash or a name than a correction worth offering,
-    /// and such words were three quarters of the spelling table (Debian corpus: 5.4 of 31 MB; 1.4 MB without them).
+    /// do: a word used in one or two details is more often a typo, a hash or a name than a correction worth
+    /// offering, and such words were most of the spelling table (Debian corpus: 5.4 MB with every word, 1.4 MB
+    /// with words of two documents, 0.9 MB with three).
     public static let spellingMinimumFrequency: UInt32 = 2
 
     /// Adds the spelling data of the words indexed since the last call (see ``spellingMinimumFrequency``).

@@ -66,13 +66,15 @@ public struct SearchableItem: Sendable, Equatable {
 
     /// A stable hash of everything indexed for this item; stored with the document so that a verifier can
     /// tell a stale document from a current one without re-reading its terms.
-    public var fingerprint: String {
+    public var fingerprint: String { Fingerprint.hex(fingerprintHash) }
+
+    /// The hash behind ``fingerprint`` (kept in the index as its 8 bytes).
+    var fingerprintHash: UInt64 {
         let a = attributeSet
-        return Fingerprint.hex(
-            Fingerprint.fnv1a([
-                SearchIndexLayout.version, uniqueIdentifier, domainIdentifier, a.kind.rawValue, a.title,
-                a.contentDescription, a.containerTitle, a.priority.map(String.init) ?? "-", a.isCompleted ? "1" : "0",
-                String(a.createdAt), String(a.modifiedAt), a.authorNames.joined(separator: "\u{1F}"),
-            ]))
+        return Fingerprint.fnv1a([
+            SearchIndexLayout.version, uniqueIdentifier, domainIdentifier, a.kind.rawValue, a.title,
+            a.contentDescription, a.containerTitle, a.priority.map(String.init) ?? "-", a.isCompleted ? "1" : "0",
+            String(a.createdAt), String(a.modifiedAt), a.authorNames.joined(separator: "\u{1F}"),
+        ])
     }
 }

@@ -34,46 +34,38 @@ public enum ValueSlot {
     public static let modified: UInt32 = 1
     /// Priority, same encoding.
     public static let priority: UInt32 = 2
-    /// Fingerprint of the indexed attributes (hex), so `verify` can find stale documents.
+    /// Fingerprint of the indexed attributes (its 8 bytes), so `verify` can find stale documents.
     public static let fingerprint: UInt32 = 3
     /// The title's collation key (``TitleCollation``), for sorting by title.
     public static let titleSortKey: UInt32 = 4
-    /// The domain identifier (project URI), for project facets.
+    /// The domain identifier (project URI, kept as ``IdentifierCoding/value(_:)``), for project facets.
     public static let domain: UInt32 = 5
-    /// The status word (`open`, `completed`, `closed`), for status facets.
+    /// The status (``statusValue(_:)``: one byte for `open`, `completed`, `closed`), for status facets.
     public static let status: UInt32 = 6
-    /// The unique identifier: hits read it from here (documents carry no data).
+    /// The unique identifier (kept as ``IdentifierCoding/value(_:)``): hits read it from here (documents carry no
+    /// data). Its short form names no store, so a search across stores collapses on it: an item copied into two
+    /// stores is one hit.
     public static let uniqueIdentifier: UInt32 = 7
     /// How many distinct words the title has (Xapian sortable encoding), for the ranking's title similarity.
     public static let titleWords: UInt32 = 8
-    /// What the unique identifier names, without its store (``entityKey(of:)``): a search across several stores
-    /// collapses on it, so that an item copied into two stores is one hit.
-    public static let entity: UInt32 = 9
+}
 
-    /// The unique identifier's last path component — what a URI of any store names (`tracker://<store>/item/<uuid>`
-    /// → the item's UUID) — a UUID packed in 16 bytes, anything else as it is.
-    public static func entityKey(of uniqueIdentifier: String) -> [UInt8] {
-        let last = uniqueIdentifier.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).last
-            .map(Array.init) ?? []
-        guard last.count == 36 else { return last }
-        var packed: [UInt8] = []
-        packed.reserveCapacity(16)
-        var high: UInt8?
-        for byte in last where byte != UInt8(ascii: "-") {
-            let nibble: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
-            default: return last
-            }
-            if let first = high {
-                packed.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return packed.count == 16 && high == nil ? packed : last
+extension ValueSlot {
+    /// The statuses Spotlite writes, each kept in ``status`` as one byte (its index here, plus one).
+    static let statuses = ["open", "completed", "closed"]
+
+    /// A status as kept in ``status``: one byte for a known one, any other as its text (two bytes or more, so the
+    /// two never meet; a one-letter status is kept with a zero byte before it).
+    static func statusValue(_ status: String) -> [UInt8] {
+        if let index = statuses.firstIndex(of: status) { return [UInt8(index + 1)] }
+        let text = Array(status.utf8)
+        return text.count == 1 ? [0] + text : text
+    }
+
+    /// The status a value of ``status`` holds.
+    static func status(fromValue bytes: [UInt8]) -> String {
+        if bytes.count == 1, Int(bytes[0]) >= 1, Int(bytes[0]) <= statuses.count { return statuses[Int(bytes[0]) - 1] }
+        return String(decoding: bytes.count == 2 && bytes[0] == 0 ? Array(bytes.dropFirst()) : bytes, as: UTF8.self)
     }
 }
 
@@ -85,9 +77,14 @@ public enum SearchIndexLayout {
     /// 6: spelling data for title words and words of two documents or more; title sort keys of 58 bytes.
     /// 7: the entity key (slot 9), on which a search across stores collapses copies of one item; messages (kind
     /// `message`, author terms).
-    public static let version = "7"
+    /// 8: identifiers kept short (``IdentifierCoding``), the base in the metadata; no entity slot (the unique
+    /// identifier's short form is the collapse key); fingerprints of 8 bytes; title keys of 32 folded bytes, without
+    /// tie-breaks that add nothing; statuses in one byte; project-title terms of 12 bytes at most; spelling data only for words of two documents or more, titles included.
+    public static let version = "8"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
+    /// Metadata key holding the base of the index's short identifiers (``IdentifierCoding/base``).
+    public static let identifierBaseKey = "spotlite.identifier-base"
     /// Metadata key holding the client state of the last batch.
     public static let clientStateKey = "spotlite.client-state"
 }
@@ -96,16 +93,20 @@ extension TermPrefix {
     /// Xapian refuses terms over 245 bytes; boolean terms built from user text stay under this.
     static let maximumBooleanTermBytes = 200
 
-    /// The boolean term for a container title: its ``TextNormalizer/titleKey(_:)``; a title too long for a term is cut
-    /// and suffixed with a hash of the whole, so it still matches exactly.
     /// The boolean term for an author's name, normalised like a container title (any case, any accents).
     public static func authorTerm(_ name: String) -> String {
         let key = TextNormalizer.titleKey(name)
         return author + Fingerprint.bounded(key, maximumBytes: maximumBooleanTermBytes - author.utf8.count)
     }
 
+    /// The boolean term for a container title: its ``TextNormalizer/titleKey(_:)`` if that is at most 11 bytes, else
+    /// `#` and 11 characters of a 64-bit hash of it (base64url), so every item's term is at most 12 bytes after its
+    /// prefix: the term is only ever matched exactly, and titles written out in every item's term list were 3 % of
+    /// an index whose projects have long titles. A key of 11 bytes or fewer cannot pass for a hash, which has 12.
     public static func containerTitleTerm(_ title: String) -> String {
         let key = TextNormalizer.titleKey(title)
-        return containerTitle + Fingerprint.bounded(key, maximumBytes: maximumBooleanTermBytes - containerTitle.utf8.count)
+        guard key.utf8.count > 11 else { return containerTitle + key }
+        let hash = Base64URL.encode(Fingerprint.bytes(Fingerprint.fnv1a([key])))
+        return containerTitle + "#" + String(decoding: hash, as: UTF8.self)
     }
 }

@@ -75,10 +75,14 @@ public struct FieldedRanking: Sendable, Equatable {
 
 /// One page of ranked matches, with totals and facet counts. Keeps Xapian's match set for ``snippet(of:)``.
 public final class MatchSet {
-    /// One match: its document data (or the value of ``MatchOptions/hitValueSlot``) and BM25 weight.
+    /// One match: its document data (or the value of ``MatchOptions/hitValueSlot``), its weight, and the database
+    /// it came from (its position among a multi-database's; 0 for one database, or without a value slot).
     public struct Hit: Sendable, Equatable {
-        public var data: String
+        public var data: [UInt8]
         public var weight: Double
+        public var shard: Int
+        /// ``data`` as UTF-8 text.
+        public var text: String { String(decoding: data, as: UTF8.self) }
     }
 
     private let handle: OpaquePointer
@@ -88,8 +92,9 @@ public final class MatchSet {
     public let estimatedMatches: Int
     public let lowerBound: Int
     public let upperBound: Int
-    /// Per facet slot, each value with the number of matches that have it, most frequent first.
-    public let facets: [UInt32: [(value: [UInt8], count: Int)]]
+    /// Per facet slot, each value with the number of matches that have it, per database of a multi-database
+    /// (`shard`, as in ``Hit``), in no particular order.
+    public let facets: [UInt32: [(shard: Int, value: [UInt8], count: Int)]]
 
     /// Whether the total is exact (lower bound == upper bound).
     public var isExact: Bool { lowerBound == upperBound }
@@ -103,9 +108,10 @@ public final class MatchSet {
             var weight = 0.0
             var data: UnsafeMutablePointer<CChar>?
             var length = 0
+            var shard: UInt32 = 0
             do {
                 if let valueSlot {
-                    try check { cxapian_mset_hit_value(handle, index, valueSlot, &weight, &data, &length, $0) }
+                    try check { cxapian_mset_hit_value(handle, index, valueSlot, &weight, &shard, &data, &length, $0) }
                 } else {
                     try check { cxapian_mset_hit(handle, index, &weight, &data, &length, $0) }
                 }
@@ -113,18 +119,18 @@ public final class MatchSet {
                 cxapian_mset_free(handle)
                 throw error
             }
-            hits.append(Hit(data: String(decoding: takeBytes(data, length), as: UTF8.self), weight: weight))
+            hits.append(Hit(data: takeBytes(data, length), weight: weight, shard: Int(shard)))
         }
         self.hits = hits
         estimatedMatches = Int(cxapian_mset_matches_estimated(handle))
         lowerBound = Int(cxapian_mset_matches_lower_bound(handle))
         upperBound = Int(cxapian_mset_matches_upper_bound(handle))
-        final class Sink { var facets: [UInt32: [(value: [UInt8], count: Int)]] = [:] }
+        final class Sink { var facets: [UInt32: [(shard: Int, value: [UInt8], count: Int)]] = [:] }
         let sink = Sink()
-        cxapian_mset_visit_facets(handle, { context, slot, value, length, count in
+        cxapian_mset_visit_facets(handle, { context, slot, shard, value, length, count in
             let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
             let bytes = Array(UnsafeRawBufferPointer(start: value, count: length))
-            sink.facets[slot, default: []].append((bytes, Int(count)))
+            sink.facets[slot, default: []].append((Int(shard), bytes, Int(count)))
         }, Unmanaged.passUnretained(sink).toOpaque())
         facets = withExtendedLifetime(sink) { sink.facets }
     }

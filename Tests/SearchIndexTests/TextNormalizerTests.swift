@@ -42,3 +42,26 @@ import TestSupport
         }
     }
 }
+
+@Suite struct TitleCollationTests {
+    @Test func keysSortAsTheCollationOrderAndStayShortWithoutTieBreaks() {
+        let titles = ["apple", "Apple", "apples", "Éclair", "resume", "Resume", "résumé", "Résumé", "zebra"]
+        let sorted = titles.sorted { TitleCollation.key($0).lexicographicallyPrecedes(TitleCollation.key($1)) }
+        #expect(sorted == titles)
+        // A lowercase title without accents needs no tie-break: its key is its text and two zero bytes.
+        #expect(TitleCollation.key("apple pie") == Array("apple pie".utf8) + [0, 0])
+        #expect(TitleCollation.key(String(repeating: "Long title ", count: 20)).count <= 50)
+    }
+}
+
+@Suite struct ContainerTitleTermTests {
+    @Test func projectTitleTermsAreShortAndMatchAnyCase() {
+        #expect(TermPrefix.containerTitleTerm("Garden") == "XPTgarden")
+        let long = TermPrefix.containerTitleTerm("Home renovation")
+        #expect(long.hasPrefix("XPT#") && long.utf8.count == 15, "\(long)")
+        #expect(TermPrefix.containerTitleTerm("HOME RENOVATION") == long)
+        #expect(TermPrefix.containerTitleTerm("Home renovations") != long)
+        // A short title that starts with # is 11 bytes at most, a hash 12: they never meet.
+        #expect(TermPrefix.containerTitleTerm("#abcdefghij").utf8.count == 14)
+    }
+}

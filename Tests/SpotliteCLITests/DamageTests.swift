@@ -63,9 +63,10 @@ import TestSupport
         let cli = CLI.withSamples()
         let watch = try RunningWatch(cli)
         #expect(watch.waitUntilWatching())
-        // Nothing a reader opens at once is hurt: only the full check finds it.
+        // A small table is one block (16 KiB), its root: the watcher's reader check may meet it before the full
+        // check does ("cannot be read" rather than "is damaged"); either way it rebuilds.
         try Self.zeroFirstBlock(try Self.generationPath(cli) + "/position.glass")
-        #expect(watch.waitForLog("rebuilding the index from the store: the index is damaged"))
+        #expect(watch.waitForLog("rebuilding the index from the store: the index "))
         #expect(watch.waitForLog("rebuilt the index"))
         #expect(cli.waitForWatcher().status == 0)
         #expect(cli("verify").status == 0)

@@ -29,7 +29,7 @@ import Xapian
         let parser = QueryParser()
         try parser.setStemmer(language: "english")
         parser.setStemmingStrategy(.some)
-        #expect(try reader.match(parser.parse("leak")).hits.map(\.data) == ["a"])
+        #expect(try reader.match(parser.parse("leak")).hits.map(\.text) == ["a"])
         #expect(try reader.match(parser.parse("tap")).hits.isEmpty)
     }
 
@@ -56,8 +56,16 @@ import Xapian
         options.hitValueSlot = 7
         options.sortKeys = [.init(slot: 7)]
         options.relevanceFirst = false
-        #expect(try merged.match(parser.parse("leaking"), options: options).hits.map(\.data) == ["one-0", "two-0"])
-        #expect(try merged.match(parser.parse("garden"), options: options).hits.map(\.data) == ["one-1", "two-1"])
+        #expect(try merged.match(parser.parse("leaking"), options: options).hits.map(\.text) == ["one-0", "two-0"])
+        #expect(try merged.match(parser.parse("garden"), options: options).hits.map(\.text) == ["one-1", "two-1"])
+
+        // The two opened as one (a multi-database): each hit and each facet count says which one it came from.
+        let both = try Database(paths: [directory.file("one"), directory.file("two")])
+        options.facetSlots = [7]
+        let found = try both.match(parser.parse("leaking"), options: options)
+        #expect(found.hits.map { "\($0.text)@\($0.shard)" } == ["one-0@0", "two-0@1"])
+        let counts = found.facets[7, default: []].map { "\(String(decoding: $0.value, as: UTF8.self))@\($0.shard)=\($0.count)" }
+        #expect(Set(counts) == ["one-0@0=1", "two-0@1=1"])
         #expect(throws: XapianError.self) { try WritableDatabase.compact(from: [], to: directory.file("none")) }
     }
 

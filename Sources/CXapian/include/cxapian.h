@@ -172,7 +172,8 @@ bool cxapian_writable_database_commit_transaction(cxapian_writable_database *dat
 bool cxapian_writable_database_cancel_transaction(cxapian_writable_database *database,
                                                   cxapian_error **error);
 /** Merges the databases at `sources` (documents renumbered in order; spelling frequencies summed; metadata
- *  from the first source that has the key) into one new, compacted database at `destination`. */
+ *  from the first source that has the key) into one new, compacted database at `destination`, of 16 KiB blocks (as
+ *  every database this library creates). */
 bool cxapian_compact(const char *const *sources, size_t source_count, const char *destination,
                      cxapian_error **error);
 /** Checks the integrity of the database at `path` as `xapian-check` does: every block of every table, and the
@@ -363,8 +364,10 @@ typedef struct {
 
 bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,
                      cxapian_mset **out, cxapian_error **error);
-/** Called once per distinct value of a facet slot, most frequent first. */
-typedef void (*cxapian_facet_visitor)(void *context, uint32_t slot, const char *value, size_t length, uint32_t count);
+/** Called once per distinct value of a facet slot in each database of a multi-database (shard: its position;
+ *  always 0 for one database), in no particular order. */
+typedef void (*cxapian_facet_visitor)(void *context, uint32_t slot, uint32_t shard, const char *value, size_t length,
+                                      uint32_t count);
 void cxapian_mset_visit_facets(const cxapian_mset *mset, cxapian_facet_visitor visitor, void *context);
 /** The part of `text` where the query matched, with matched words between hi_start and hi_end (malloc'ed). */
 bool cxapian_mset_snippet(const cxapian_mset *mset, const char *text, size_t length, size_t snippet_length,
@@ -378,9 +381,10 @@ uint32_t cxapian_mset_matches_upper_bound(const cxapian_mset *mset);
 /** The weight and document data of the hit at index; fails if the database moved underneath. */
 bool cxapian_mset_hit(const cxapian_mset *mset, uint32_t index, double *weight, char **data, size_t *data_length,
                       cxapian_error **error);
-/** The weight and the value in `slot` of the hit at index (malloc'ed); fails if the database moved underneath. */
-bool cxapian_mset_hit_value(const cxapian_mset *mset, uint32_t index, uint32_t slot, double *weight, char **value,
-                            size_t *value_length, cxapian_error **error);
+/** The weight, the database it came from (its position in a multi-database; 0 for one database) and the value in
+ *  `slot` of the hit at index (malloc'ed); fails if the database moved underneath. */
+bool cxapian_mset_hit_value(const cxapian_mset *mset, uint32_t index, uint32_t slot, double *weight,
+                            uint32_t *shard, char **value, size_t *value_length, cxapian_error **error);
 
 #ifdef __cplusplus
 }
