@@ -384,10 +384,12 @@ bool cxapian_database_term_exists(cxapian_database *database, const char *term, 
     CXAPIAN_GUARD_END(error)
 }
 
-bool cxapian_database_get_metadata(cxapian_database *database, const char *key, size_t key_length, char **out,
-                                   size_t *out_length, cxapian_error **error) {
+bool cxapian_database_get_metadata(cxapian_database *database, size_t part, const char *key, size_t key_length,
+                                   char **out, size_t *out_length, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    hand_out(database->database.get_metadata(std::string(key, key_length)), out, out_length);
+    if (part > 0 && part >= database->parts.size()) throw Xapian::InvalidArgumentError("no such database part");
+    const Xapian::Database &source = database->parts.empty() ? database->database : database->parts[part];
+    hand_out(source.get_metadata(std::string(key, key_length)), out, out_length);
     CXAPIAN_GUARD_END(error)
 }
 
@@ -858,8 +860,9 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     set_order(enquire, options, keys);
     if (options->time_limit > 0) enquire.set_time_limit(options->time_limit);
     if (options->collapse) enquire.set_collapse_key(options->collapse_slot, 1);
-    for (auto &facet : result.facets) {
-        if (result.shards == 1) enquire.add_matchspy(facet.spy.get());
+    // A multi-database's facets are counted in each of its parts beforehand (cxapian_enquire).
+    if (result.shards == 1) {
+        for (auto &facet : result.facets) enquire.add_matchspy(facet.spy.get());
     }
     result.mset = enquire.get_mset(options->first, options->max_items, options->check_at_least);
     enquire.clear_matchspies();

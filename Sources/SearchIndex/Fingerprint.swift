@@ -25,10 +25,7 @@ enum Fingerprint {
         return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
     }
 
-    static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
+    static func hex(_ value: UInt64) -> String { hex(bytes(value)) }
 
     /// `text` if it fits in `maximumBytes` of UTF-8, else a prefix of it cut on a character boundary plus
     /// `#` and the hash of the whole.

@@ -20,6 +20,9 @@ public struct IdentifierCoding: Sendable, Equatable {
         self.base = base
     }
 
+    /// The coding without a base: every identifier kept as it is.
+    public static let verbatim = IdentifierCoding(base: "")
+
     static let termMarker = UInt8(ascii: "~")
     static let valueMarker: UInt8 = 0x01
 
@@ -43,7 +46,7 @@ public struct IdentifierCoding: Sendable, Equatable {
         let bytes = Array(term.utf8)
         guard bytes.first == Self.termMarker else { return String(term) }
         if bytes.count == 24, let kind = Self.kinds[bytes[1]], let uuid = Base64URL.decode(bytes[2...]) {
-            return base + kind + "/" + Self.uuidString(uuid)
+            return base + kind + "/" + Self.uuidString(uuid[...])
         }
         return String(decoding: bytes.dropFirst(), as: UTF8.self)
     }
@@ -100,16 +103,12 @@ public struct IdentifierCoding: Sendable, Equatable {
         return bytes
     }
 
-    static func uuidString(_ bytes: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (offset, byte) in bytes.enumerated() {
-            if offset == 4 || offset == 6 || offset == 8 || offset == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+    /// The 36-character lowercase form of a UUID's 16 bytes.
+    static func uuidString(_ bytes: ArraySlice<UInt8>) -> String {
+        let start = bytes.startIndex
+        return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16]
+            .map { Fingerprint.hex(Array(bytes[(start + $0.lowerBound)..<(start + $0.upperBound)])) }
+            .joined(separator: "-")
     }
 }
 

@@ -53,14 +53,14 @@ public final class SearchReader {
     /// for a search across stores. Hits that name the same entity (the short form of their identifiers, see
     /// ``IdentifierCoding``) are collapsed to the best ranked. `paths` must not be empty.
     public init(paths: [String]) throws(SearchIndexError) {
-        database = try Self.opening { () throws(XapianError) in try Database(paths: paths) }
+        let database = try Self.opening { () throws(XapianError) in try Database(paths: paths) }
+        self.database = database
         isCombined = true
         // Each index keeps its own base: read from each, once (a rebuild keeps it: it is its store's).
         var codings: [IdentifierCoding] = []
-        for path in paths {
-            let part = try Self.opening { () throws(XapianError) in try Database(path: path) }
-            codings.append(IdentifierCoding(base: try Self.retrying(part) { () throws(XapianError) in
-                try part.metadata(SearchIndexLayout.identifierBaseKey)
+        for part in paths.indices {
+            codings.append(IdentifierCoding(base: try Self.retrying(database) { () throws(XapianError) in
+                try database.metadata(SearchIndexLayout.identifierBaseKey, part: part)
             }))
         }
         self.codings = codings
@@ -68,12 +68,12 @@ public final class SearchReader {
 
     /// The coding of the index whose base `identifier` has (the first index's if none): how a query names it.
     func coding(for identifier: String) -> IdentifierCoding {
-        codings.first { !$0.base.isEmpty && identifier.hasPrefix($0.base) } ?? codings.first ?? IdentifierCoding(base: "")
+        codings.first { !$0.base.isEmpty && identifier.hasPrefix($0.base) } ?? codings.first ?? .verbatim
     }
 
     /// The identifier a hit's value holds, put back under its own index's base.
     func identifier(of hit: MatchSet.Hit) -> String {
-        (codings.indices.contains(hit.shard) ? codings[hit.shard] : IdentifierCoding(base: "")).identifier(value: hit.data)
+        (codings.indices.contains(hit.shard) ? codings[hit.shard] : .verbatim).identifier(value: hit.data)
     }
 
     /// Moves to the latest committed revision.
@@ -231,7 +231,7 @@ public final class SearchReader {
         }
         var result: [String: String] = [:]
         result.reserveCapacity(rows.count)
-        let coding = codings.first ?? IdentifierCoding(base: "")
+        let coding = codings.first ?? .verbatim
         for row in rows {
             result[coding.identifier(term: row.term.dropFirst(TermPrefix.uniqueIdentifier.count))] =
                 Fingerprint.hex(row.value)

@@ -61,11 +61,15 @@ public final class Database {
     }
 
     /// The metadata value for `key`, or `""` when the key is absent.
-    public func metadata(_ key: String) throws(XapianError) -> String {
+    /// `part`: which of the databases of ``init(paths:)`` (its position; 0 is the first, and the only one of
+    /// ``init(path:)``).
+    public func metadata(_ key: String, part: Int = 0) throws(XapianError) -> String {
         var bytes: UnsafeMutablePointer<CChar>?
         var length = 0
+        // A negative part is no part: the C side refuses one past the end.
+        let position = part >= 0 ? part : Int.max
         try key.withBytes { (pointer, count) throws(XapianError) in
-            try check { cxapian_database_get_metadata(handle, pointer, count, &bytes, &length, $0) }
+            try check { cxapian_database_get_metadata(handle, position, pointer, count, &bytes, &length, $0) }
         }
         return String(decoding: takeBytes(bytes, length), as: UTF8.self)
     }

@@ -61,6 +61,9 @@ import Xapian
 
         // The two opened as one (a multi-database): each hit and each facet count says which one it came from.
         let both = try Database(paths: [directory.file("one"), directory.file("two")])
+        #expect(try both.metadata("source", part: 1) == "two")
+        #expect(try both.metadata("source") == "one")
+        #expect(throws: XapianError.self) { try both.metadata("source", part: 2) }
         options.facetSlots = [7]
         let found = try both.match(parser.parse("leaking"), options: options)
         #expect(found.hits.map { "\($0.text)@\($0.shard)" } == ["one-0@0", "two-0@1"])

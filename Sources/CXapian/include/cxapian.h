@@ -94,8 +94,10 @@ bool cxapian_database_reopen(cxapian_database *database, bool *changed, cxapian_
 bool cxapian_database_doccount(cxapian_database *database, uint32_t *out, cxapian_error **error);
 bool cxapian_database_term_exists(cxapian_database *database, const char *term, size_t length, bool *out,
                                   cxapian_error **error);
-/** Metadata value for key; an absent key gives an empty buffer (*out may then be NULL). */
-bool cxapian_database_get_metadata(cxapian_database *database, const char *key, size_t key_length,
+/** Metadata value for key in one of the databases opened (part: its position in cxapian_database_open_many's
+ *  paths; 0 for one database, and 0 is what Xapian's multi-database answers); an absent key gives an empty buffer
+ *  (*out may then be NULL). */
+bool cxapian_database_get_metadata(cxapian_database *database, size_t part, const char *key, size_t key_length,
                                    char **out, size_t *out_length, cxapian_error **error);
 
 /** Called once per term; return false to stop. value is the first indexed document's value in the
