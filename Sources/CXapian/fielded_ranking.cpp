@@ -55,50 +55,73 @@ double FieldedBM25Weight::get_sumextra(Xapian::termcount, Xapian::termcount) con
 
 double FieldedBM25Weight::get_maxextra() const { return 0; }
 
-// ---- TermUnionSource ----
+// ---- TermListsSource ----
 
-void TermUnionSource::open(const Xapian::Database &database, const std::vector<std::string> &terms) {
+void TermListsSource::open(const Xapian::Database &database, const std::vector<std::string> &terms, bool every) {
     database_ = database;
     lists_.clear();
+    every_ = every;
+    current_ = 0;
+    started_ = false;
     termfreq_min_ = 0;
+    termfreq_max_ = every ? database_.get_doccount() : 0;
     Xapian::doccount sum = 0;
     for (size_t i = 0; i < terms.size(); ++i) {
         Xapian::doccount frequency = database_.get_termfreq(terms[i]);
-        if (frequency == 0) continue;
+        if (frequency == 0) {
+            if (!every) continue;
+            lists_.clear();  // no document holds them all
+            termfreq_max_ = 0;
+            return;
+        }
         lists_.push_back({database_.postlist_begin(terms[i]), database_.postlist_end(terms[i]), i});
-        termfreq_min_ = std::max(termfreq_min_, frequency);
-        sum += frequency;
-    }
-    termfreq_max_ = std::min(sum, database_.get_doccount());
-    current_ = 0;
-    started_ = false;
-}
-
-void TermUnionSource::settle() {
-    current_ = 0;
-    for (const auto &list : lists_) {
-        if (list.at == list.end) continue;
-        Xapian::docid did = *list.at;
-        if (current_ == 0 || did < current_) current_ = did;
-    }
-}
-
-void TermUnionSource::next(double) {
-    if (started_) {
-        for (auto &list : lists_) {
-            if (list.at != list.end && *list.at == current_) ++list.at;
+        if (every) {
+            termfreq_max_ = std::min(termfreq_max_, frequency);
+        } else {
+            termfreq_min_ = std::max(termfreq_min_, frequency);
+            sum += frequency;
         }
     }
-    started_ = true;
-    settle();
+    if (!every) termfreq_max_ = std::min(sum, database_.get_doccount());
 }
 
-void TermUnionSource::skip_to(Xapian::docid did, double) {
+void TermListsSource::settle(Xapian::docid did) {
     started_ = true;
-    for (auto &list : lists_) {
-        if (list.at != list.end && *list.at < did) list.at.skip_to(did);
+    current_ = 0;
+    if (!every_) {
+        for (auto &list : lists_) {
+            if (list.at != list.end && *list.at < did) list.at.skip_to(did);
+            if (list.at == list.end) continue;
+            if (current_ == 0 || *list.at < current_) current_ = *list.at;
+        }
+        return;
     }
-    settle();
+    if (lists_.empty()) return;
+    for (;;) {
+        Xapian::docid highest = did;
+        bool together = true;
+        for (auto &list : lists_) {
+            if (*list.at < highest) list.at.skip_to(highest);
+            if (list.at == list.end) return;  // a term has no more documents: none holds them all
+            if (*list.at != highest) together = false;
+            highest = std::max(highest, *list.at);
+        }
+        if (together) {
+            current_ = highest;
+            return;
+        }
+        did = highest;
+    }
+}
+
+void TermListsSource::next(double) {
+    if (started_ && current_ == 0) return;  // past the last
+    settle(started_ ? current_ + 1 : 1);
+}
+
+void TermListsSource::skip_to(Xapian::docid did, double) {
+    if (started_ && (current_ == 0 || did <= current_)) return;
+    settle(did);
 }
 
 // ---- TitleBonusSource ----
@@ -188,15 +211,117 @@ double TitleMatchSource::get_weight() const {
     if (title_words_ != title_words_end_ && title_words_.get_docid() == current) {
         title_words = Xapian::sortable_unserialise(*title_words_);
     }
+    return similarity(matched, matched_idf, title_words, terms_.size(), total_idf_, weight_);
+}
+
+double TitleMatchSource::similarity(size_t matched, double matched_idf, double title_words, size_t count,
+                                    double total_idf, double weight) {
     // Weighted Jaccard: the idf of the words both have over the idf of the words either has, a title word the
     // query lacks counting as a query word of average idf.
-    double average = terms_.empty() ? 0 : total_idf_ / static_cast<double>(terms_.size());
+    double average = count == 0 ? 0 : total_idf / static_cast<double>(count);
     double unmatched_title = std::max(0.0, title_words - static_cast<double>(matched));
-    double either = total_idf_ + unmatched_title * average;
-    return either > 0 ? weight_ * matched_idf / either : 0;
+    double either = total_idf + unmatched_title * average;
+    return either > 0 ? weight * matched_idf / either : 0;
+}
+
+std::vector<double> weigh_title_match(const Xapian::Database &database, const std::vector<std::string> &terms,
+                                      const std::vector<double> &idfs, const FieldedRanking &ranking,
+                                      const std::vector<Xapian::docid> &documents) {
+    std::vector<double> weights(documents.size(), 0.0);
+    if (ranking.title_match <= 0 || terms.empty()) return weights;
+    std::vector<size_t> matched(documents.size(), 0);
+    std::vector<double> matched_idf(documents.size(), 0.0);
+    double total_idf = 0;
+    for (double idf : idfs) total_idf += idf;
+    for (size_t i = 0; i < terms.size(); ++i) {
+        auto posting = database.postlist_begin(terms[i]);
+        const auto end = database.postlist_end(terms[i]);
+        for (size_t d = 0; d < documents.size() && posting != end; ++d) {
+            posting.skip_to(documents[d]);
+            if (posting != end && *posting == documents[d]) {
+                ++matched[d];
+                matched_idf[d] += i < idfs.size() ? idfs[i] : 1;
+            }
+        }
+    }
+    auto title_words = database.valuestream_begin(ranking.title_words_slot);
+    const auto title_words_end = database.valuestream_end(ranking.title_words_slot);
+    for (size_t d = 0; d < documents.size(); ++d) {
+        if (matched[d] == 0) continue;  // the source matches titles holding a query word only
+        double words = 0;
+        if (title_words != title_words_end && title_words.get_docid() < documents[d]) title_words.skip_to(documents[d]);
+        if (title_words != title_words_end && title_words.get_docid() == documents[d]) {
+            words = Xapian::sortable_unserialise(*title_words);
+        }
+        weights[d] = TitleMatchSource::similarity(matched[d], matched_idf[d], words, terms.size(), total_idf,
+                                                  ranking.title_match);
+    }
+    return weights;
 }
 
 std::string TitleMatchSource::get_description() const { return "TitleMatchSource"; }
+
+// ---- PhraseBonusSource ----
+
+PhraseBonusSource::PhraseBonusSource(std::vector<std::string> terms, bool title, std::vector<double> idfs,
+                                     double title_weight, double k1, double b, double average_length)
+    : terms_(std::move(terms)), title_(title), idfs_(std::move(idfs)), title_weight_(title_weight), k1_(k1), b_(b),
+      average_length_(std::max(1.0, average_length)) {
+    idfs_.resize(terms_.size(), 0.0);
+}
+
+PhraseBonusSource *PhraseBonusSource::clone() const {
+    return new PhraseBonusSource(terms_, title_, idfs_, title_weight_, k1_, b_, average_length_);
+}
+
+void PhraseBonusSource::init(const Xapian::Database &database) {
+    // `database` is one part of a multi-database: the idfs and average length stay the whole's, given when made.
+    open(database, terms_, true);
+    double most = title_weight_;
+    if (!title_) {
+        most = 0;
+        for (double idf : idfs_) most += idf * (k1_ + 1);  // BM25 tends to idf × (k1 + 1) as tf grows
+    }
+    set_maxweight(most);
+}
+
+bool PhraseBonusSource::holds_phrase(const std::vector<std::vector<Xapian::termpos>> &lists) {
+    if (lists.empty()) return false;
+    for (Xapian::termpos first : lists[0]) {
+        bool all = true;
+        for (size_t i = 1; i < lists.size() && all; ++i) {
+            all = std::binary_search(lists[i].begin(), lists[i].end(), first + static_cast<Xapian::termpos>(i));
+        }
+        if (all) return true;
+    }
+    return false;
+}
+
+double PhraseBonusSource::get_weight() const {
+    const Xapian::docid current = get_docid();
+    std::vector<std::vector<Xapian::termpos>> positions(terms_.size());
+    for (size_t i = 0; i < terms_.size(); ++i) {
+        for (auto at = database().positionlist_begin(current, terms_[i]);
+             at != database().positionlist_end(current, terms_[i]); ++at) {
+            positions[i].push_back(*at);
+        }
+        if (positions[i].empty()) return 0;
+    }
+    if (!holds_phrase(positions)) return 0;
+    if (title_) return title_weight_;
+    double weight = 0;
+    for_each_posting([&](size_t term, const Xapian::PostingIterator &posting) {
+        weight += idfs_[term] *
+                  FieldedBM25Weight::saturation(posting.get_wdf(), posting.get_doclength(), average_length_, k1_, b_);
+    });
+    return weight;
+}
+
+std::string PhraseBonusSource::get_description() const {
+    std::string description = "PhraseBonusSource(";
+    for (size_t i = 0; i < terms_.size(); ++i) description += (i ? " " : "") + terms_[i];
+    return description + ")";
+}
 
 // ---- the query rewrite ----
 
@@ -238,6 +363,63 @@ bool leaf_term(const Xapian::Query &query, std::string &term) {
     return true;
 }
 
+/// One exact phrase of a bonus: its terms, in order, whether they are title terms, and what it weighs as the bonus
+/// weighs it: a phrase of detail terms adds each term's BM25 (FieldedBM25Weight, with the term's `idfs`), a phrase
+/// of title terms (which carry no wdf) adds `title_weight`, each term's title bonus (Rewriter::bonus).
+struct BonusPhrase {
+    std::vector<std::string> terms;
+    bool title = false;
+    std::vector<double> idfs;
+    double title_weight = 0;
+
+    /// Sets the weights from `database`'s statistics (the whole of a multi-database).
+    void weigh(const Xapian::Database &database, const FieldedRanking &ranking) {
+        const double collection = std::max<Xapian::doccount>(1, database.get_doccount());
+        idfs.clear();
+        title_weight = 0;
+        for (const auto &term : terms) {
+            idfs.push_back(FieldedBM25Weight::idf(database.get_termfreq(term), collection));
+            if (title) title_weight += (ranking.k1 + 1 + ranking.title_bonus) * idfs.back();
+        }
+    }
+};
+
+/// `query` as exact phrases of leaf terms all of one field, into `phrases`; false for any other form.
+bool bonus_phrases(const Xapian::Query &query, const Classifier &classifier, std::vector<BonusPhrase> &phrases) {
+    using Q = Xapian::Query;
+    if (query.get_type() == Q::OP_OR) {
+        for (size_t i = 0, count = query.get_num_subqueries(); i < count; ++i) {
+            if (!bonus_phrases(query.get_subquery(i), classifier, phrases)) return false;
+        }
+        return true;
+    }
+    if (query.get_type() != Q::OP_PHRASE) return false;
+    const size_t count = query.get_num_subqueries();
+    if (count < 2) return false;
+    // Xapian's public API does not give a phrase's window; its description does ("t1@1 PHRASE 2 t2@2"). Exact only:
+    // a window as wide as the phrase.
+    const std::string description = query.get_description();
+    const std::string exact = " PHRASE " + std::to_string(count) + " ";
+    size_t operators = 0;
+    for (size_t at = description.find(" PHRASE "); at != std::string::npos; at = description.find(" PHRASE ", at + 1)) {
+        if (description.compare(at, exact.size(), exact) != 0) return false;
+        ++operators;
+    }
+    if (operators != count - 1) return false;
+    BonusPhrase phrase;
+    for (size_t i = 0; i < count; ++i) {
+        std::string term;
+        if (!leaf_term(query.get_subquery(i), term)) return false;
+        bool title = classifier.is_title(term);
+        if (!title && !classifier.is_detail(term)) return false;
+        if (i == 0) phrase.title = title;
+        if (title != phrase.title) return false;
+        phrase.terms.push_back(term);
+    }
+    phrases.push_back(std::move(phrase));
+    return true;
+}
+
 class Rewriter {
   public:
     Rewriter(const Xapian::Database &database, const FieldedRanking &ranking)
@@ -248,6 +430,15 @@ class Rewriter {
     const std::vector<std::string> &title_terms() const { return title_terms_; }
     /// The idf of each of ``title_terms()``.
     const std::vector<double> &title_idfs() const { return title_idfs_; }
+
+    /// Counts `title` (at `word_idf`) among the query's words for the title similarity, once.
+    void note(const std::string &title, double word_idf) {
+        if (!noting_) return;
+        if (std::find(title_terms_.begin(), title_terms_.end(), title) == title_terms_.end()) {
+            title_terms_.push_back(title);
+            title_idfs_.push_back(word_idf);
+        }
+    }
 
     Xapian::Query rewrite(const Xapian::Query &query) {
         using Q = Xapian::Query;
@@ -355,7 +546,7 @@ class Rewriter {
                 for (size_t j = 0; j < count; ++j) {
                     if (j != i && !used[j] && leaf[j] && terms[j] == title) {
                         used[i] = used[j] = true;
-                        parts.push_back(word(query.get_subquery(i), terms[i], title));
+                        parts.push_back(word(terms[i], title));
                         break;
                     }
                 }
@@ -365,14 +556,6 @@ class Rewriter {
             parts.push_back(rewrite(query.get_subquery(i)));
         }
         return parts.size() == 1 ? parts[0] : Xapian::Query(Xapian::Query::OP_OR, parts.begin(), parts.end());
-    }
-
-    void note(const std::string &title, double word_idf) {
-        if (!noting_) return;
-        if (std::find(title_terms_.begin(), title_terms_.end(), title) == title_terms_.end()) {
-            title_terms_.push_back(title);
-            title_idfs_.push_back(word_idf);
-        }
     }
 
     Xapian::Query rebuild(const Xapian::Query &query, int only_first) {
@@ -388,7 +571,7 @@ class Rewriter {
 
     /// One word of the default field: a WordSource over its detail term and its title twin, at the word's idf over
     /// both fields.
-    Xapian::Query word(const Xapian::Query &detail_query, const std::string &detail, const std::string &title) {
+    Xapian::Query word(const std::string &detail, const std::string &title) {
         double in_detail = database_.get_termfreq(detail);
         double in_title = database_.get_termfreq(title);
         // Documents holding the word in either field, if the two were independent.
@@ -399,9 +582,10 @@ class Rewriter {
         auto *source =
             new WordSource(detail, title, word_idf, ranking_.k1, ranking_.b, ranking_.title_bonus * word_idf,
                            database_.get_avlength());
-        // The detail term stays in the query, weightless, for what reads the query's terms (snippet highlights).
-        return Xapian::Query(Xapian::Query::OP_AND_MAYBE, Xapian::Query(source->release()),
-                             Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, detail_query, 0.0));
+        // The source alone: the rewritten query names no terms, so snippets highlight from the parsed query
+        // (cxapian_mset_snippet). Keeping the detail term here, weightless, cost a walk of its posting list per
+        // word: 14 % of a two-word search's time at 100k items.
+        return Xapian::Query(source->release());
     }
 
     /// A title match where the query asks for the title alone (`title:word`, a phrase or wildcard in titles): the
@@ -722,8 +906,27 @@ FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query 
     Rewriter rewriter(database, ranking);
     FieldedQuery fielded;
     fielded.base = rewriter.rewrite(query);
-    if (!bonus.empty()) fielded.bonus = rewriter.rewrite(bonus);
+    std::vector<BonusPhrase> phrases;
+    if (!bonus.empty() && bonus_phrases(bonus, Classifier{ranking.title_prefix}, phrases)) {
+        // Exact phrases: weighed by PhraseBonusSource, as the query parser's phrases would be once rewritten (a
+        // title phrase's terms count as query words for the title similarity, as there).
+        std::vector<Xapian::Query> sources;
+        for (auto &phrase : phrases) {
+            phrase.weigh(database, ranking);
+            if (phrase.title) {
+                for (size_t i = 0; i < phrase.terms.size(); ++i) rewriter.note(phrase.terms[i], phrase.idfs[i]);
+            }
+            auto *source = new PhraseBonusSource(phrase.terms, phrase.title, phrase.idfs, phrase.title_weight,
+                                                 ranking.k1, ranking.b, database.get_avlength());
+            sources.push_back(Xapian::Query(source->release()));
+        }
+        fielded.bonus = sources.size() == 1 ? sources[0] : Xapian::Query(Xapian::Query::OP_OR, sources.begin(), sources.end());
+    } else if (!bonus.empty()) {
+        fielded.bonus = rewriter.rewrite(bonus);
+    }
     const auto &words = rewriter.title_terms();
+    fielded.title_terms = words;
+    fielded.title_idfs = rewriter.title_idfs();
     if (ranking.title_match > 0 && !words.empty()) {
         auto *similarity =
             new TitleMatchSource(words, rewriter.title_idfs(), ranking.title_words_slot, ranking.title_match);
@@ -732,16 +935,84 @@ FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query 
     return fielded;
 }
 
+// ---- the phrase bonus of a rescoring window ----
+
+bool weigh_phrase_bonus(const Xapian::Database &database, const Xapian::Query &bonus,
+                        const std::vector<Xapian::docid> &documents, const FieldedRanking &ranking,
+                        std::vector<Xapian::docid> &matched, std::vector<double> &weights) {
+    Classifier classifier{ranking.title_prefix};
+    std::vector<BonusPhrase> phrases;
+    if (bonus.empty() || !bonus_phrases(bonus, classifier, phrases)) return false;
+    const double average_length = std::max(1.0, static_cast<double>(database.get_avlength()));
+    std::vector<double> added(documents.size(), 0.0);
+    for (auto &phrase : phrases) {
+        phrase.weigh(database, ranking);
+        const size_t terms = phrase.terms.size();
+        // First the documents that hold every word of the phrase, from the words' posting lists (read in document
+        // order, a chunk at a time), with each word's part of a detail phrase's weight.
+        std::vector<bool> running(documents.size(), true);
+        std::vector<double> phrase_weight(documents.size(), phrase.title_weight);
+        for (size_t t = 0; t < terms; ++t) {
+            auto posting = database.postlist_begin(phrase.terms[t]);
+            const auto end = database.postlist_end(phrase.terms[t]);
+            for (size_t d = 0; d < documents.size(); ++d) {
+                if (!running[d]) continue;
+                if (posting != end) posting.skip_to(documents[d]);
+                if (posting == end || *posting != documents[d]) {
+                    running[d] = false;
+                    continue;
+                }
+                if (!phrase.title) {
+                    phrase_weight[d] += phrase.idfs[t] * FieldedBM25Weight::saturation(
+                                                             posting.get_wdf(), posting.get_doclength(),
+                                                             average_length, ranking.k1, ranking.b);
+                }
+            }
+        }
+        // Then their positions, a word at a time for all of them.
+        std::vector<std::vector<std::vector<Xapian::termpos>>> positions(
+            documents.size(), std::vector<std::vector<Xapian::termpos>>(terms));
+        for (size_t t = 0; t < terms; ++t) {
+            for (size_t d = 0; d < documents.size(); ++d) {
+                if (!running[d]) continue;
+                auto &list = positions[d][t];
+                for (auto at = database.positionlist_begin(documents[d], phrase.terms[t]);
+                     at != database.positionlist_end(documents[d], phrase.terms[t]); ++at) {
+                    list.push_back(*at);
+                }
+                if (list.empty()) running[d] = false;
+            }
+        }
+        for (size_t d = 0; d < documents.size(); ++d) {
+            if (running[d] && PhraseBonusSource::holds_phrase(positions[d])) added[d] += phrase_weight[d];
+        }
+    }
+    matched.clear();
+    weights.clear();
+    for (size_t d = 0; d < documents.size(); ++d) {
+        if (added[d] > 0) {
+            matched.push_back(documents[d]);
+            weights.push_back(added[d]);
+        }
+    }
+    return true;
+}
+
 // ---- DocidListSource ----
 
-DocidListSource::DocidListSource(std::vector<Xapian::docid> docids) : docids_(std::move(docids)) {}
+DocidListSource::DocidListSource(std::vector<Xapian::docid> docids, std::vector<double> weights)
+    : docids_(std::move(docids)), weights_(std::move(weights)) {
+    if (weights_.size() != docids_.size()) weights_.clear();
+}
 
-DocidListSource *DocidListSource::clone() const { return new DocidListSource(docids_); }
+DocidListSource *DocidListSource::clone() const { return new DocidListSource(docids_, weights_); }
 
 void DocidListSource::init(const Xapian::Database &) {
     at_ = 0;
     started_ = false;
-    set_maxweight(0);
+    double most = 0;
+    for (double weight : weights_) most = std::max(most, weight);
+    set_maxweight(most);
 }
 
 void DocidListSource::next(double) {

@@ -50,9 +50,10 @@ class FieldedBM25Weight : public Xapian::Weight {
     double average_length_ = 1;
 };
 
-/// A posting source over the union of several terms' posting lists, in document order: the document at hand and
-/// which of the terms index it. The title sources below are such unions; each says what a document weighs.
-class TermUnionSource : public Xapian::PostingSource {
+/// A posting source over several terms' posting lists, in document order: the documents any of the terms index (a
+/// union) or all of them do (an intersection); the document at hand and which of the terms index it. The sources
+/// below are such walks; each says what a document weighs.
+class TermListsSource : public Xapian::PostingSource {
   public:
     Xapian::doccount get_termfreq_min() const override { return termfreq_min_; }
     Xapian::doccount get_termfreq_est() const override { return termfreq_max_; }
@@ -63,8 +64,12 @@ class TermUnionSource : public Xapian::PostingSource {
     Xapian::docid get_docid() const override { return current_; }
 
   protected:
-    /// Opens the lists of the `terms` that index any document of `database`, before the first document.
-    void open(const Xapian::Database &database, const std::vector<std::string> &terms);
+    /// Opens the lists of the `terms` that index any document of `database`, before the first document: to walk the
+    /// documents any of them index, or with `every` those all of them index.
+    void open(const Xapian::Database &database, const std::vector<std::string> &terms, bool every = false);
+
+    /// The database open() was given.
+    const Xapian::Database &database() const { return database_; }
 
     /// Calls `body(i)` for each term `terms[i]` (as given to open()) that indexes the current document, in order.
     template <typename Body> void for_each_match(Body body) const {
@@ -80,7 +85,8 @@ class TermUnionSource : public Xapian::PostingSource {
     }
 
   private:
-    void settle();
+    /// Moves to the first document from `did` on that the lists hold as asked (0 past the last).
+    void settle(Xapian::docid did);
 
     struct List {
         Xapian::PostingIterator at;
@@ -89,6 +95,7 @@ class TermUnionSource : public Xapian::PostingSource {
     };
     Xapian::Database database_;  // kept open while the lists are walked
     std::vector<List> lists_;
+    bool every_ = false;
     Xapian::docid current_ = 0;
     bool started_ = false;
     Xapian::doccount termfreq_min_ = 0;
@@ -96,7 +103,7 @@ class TermUnionSource : public Xapian::PostingSource {
 };
 
 /// Matches the documents any of `terms` index (title terms) with one fixed weight.
-class TitleBonusSource : public TermUnionSource {
+class TitleBonusSource : public TermListsSource {
   public:
     TitleBonusSource(std::vector<std::string> terms, double weight);
 
@@ -114,7 +121,7 @@ class TitleBonusSource : public TermUnionSource {
 /// counting as one more occurrence (tf = [word in the title] + wdf in the detail, over the document's length), plus
 /// a bonus of `title_bonus` for a title holding it. An item whose title alone says the word weighs as much as one
 /// whose detail repeats its title once, and a title word weighs more than a detail word.
-class WordSource : public TermUnionSource {
+class WordSource : public TermListsSource {
   public:
     /// `average_length`: the documents' average length over the whole (multi-)database searched.
     WordSource(std::string detail, std::string title, double idf, double k1, double b, double title_bonus,
@@ -139,7 +146,7 @@ class WordSource : public TermUnionSource {
 /// where T's size is read from a value slot (the title's distinct words, sortable-serialised). Titles that say
 /// what the query says, and little else, rank first: a near-paraphrase of a bug's title is a likely duplicate, and
 /// for short queries it favours concise titles, as per-field length normalisation does.
-class TitleMatchSource : public TermUnionSource {
+class TitleMatchSource : public TermListsSource {
   public:
     /// `terms`: one title term per query word, with the word's idf in `idfs`: the overlap is weighted by idf, a
     /// title word the query lacks counting as a query word of average idf.
@@ -151,6 +158,11 @@ class TitleMatchSource : public TermUnionSource {
     double get_weight() const override;
     std::string get_description() const override;
 
+    /// The similarity of a title of `title_words` distinct words holding `matched` of the query's `count` words,
+    /// whose idfs add up to `matched_idf` (of `total_idf`), at `weight`.
+    static double similarity(size_t matched, double matched_idf, double title_words, size_t count, double total_idf,
+                             double weight);
+
   private:
     std::vector<std::string> terms_;
     std::vector<double> idfs_;
@@ -160,6 +172,35 @@ class TitleMatchSource : public TermUnionSource {
     // Moved forward by get_weight(), in step with the documents (which only increase).
     mutable Xapian::ValueIterator title_words_;
     Xapian::ValueIterator title_words_end_;
+};
+
+/// The exact-phrase bonus of one phrase: matches the documents holding all of `terms`, and weighs those holding them
+/// together, in order, at consecutive positions; 0 for the others. A phrase of detail terms weighs each term's BM25
+/// (FieldedBM25Weight, with the term's idf from `idfs`), a phrase of title terms `title_weight`.
+///
+/// Used for the bonus instead of Xapian's OP_PHRASE under OP_AND_MAYBE: with the title similarity beside it, Xapian
+/// 1.4 gave the phrase's weight to documents holding its words apart (seen on the Debian and synthetic corpora).
+class PhraseBonusSource : public TermListsSource {
+  public:
+    PhraseBonusSource(std::vector<std::string> terms, bool title, std::vector<double> idfs, double title_weight,
+                      double k1, double b, double average_length);
+
+    PhraseBonusSource *clone() const override;
+    void init(const Xapian::Database &database) override;
+    double get_weight() const override;
+    std::string get_description() const override;
+
+    /// Whether position lists `lists[0]`, `lists[1]`, ... (each ascending) hold p, p + 1, ... for some p.
+    static bool holds_phrase(const std::vector<std::vector<Xapian::termpos>> &lists);
+
+  private:
+    std::vector<std::string> terms_;
+    bool title_;
+    std::vector<double> idfs_;
+    double title_weight_;
+    double k1_;
+    double b_;
+    double average_length_;
 };
 
 /// The parameters of the ranking.
@@ -203,6 +244,9 @@ struct FieldedQuery {
     Xapian::Query bonus;
     /// The title similarity (TitleMatchSource); empty for none.
     Xapian::Query title_match;
+    /// What the title similarity weighs: the query's title terms, each word's idf.
+    std::vector<std::string> title_terms;
+    std::vector<double> title_idfs;
 
     /// The query as a whole: the base, with the bonus and the title similarity where they match.
     Xapian::Query whole() const;
@@ -214,12 +258,34 @@ struct FieldedQuery {
 FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query &bonus,
                                 const Xapian::Database &database, const FieldedRanking &ranking);
 
-/// Matches exactly the documents of a list, adding no weight: a second match restricted to the candidates a first
-/// one found (rescoring).
+/// The title similarity (TitleMatchSource, over the query's `terms` with their `idfs`) of each of `documents`
+/// (ascending, without repeats): the title terms' posting lists and the title-words slot read in document order.
+std::vector<double> weigh_title_match(const Xapian::Database &database, const std::vector<std::string> &terms,
+                                      const std::vector<double> &idfs, const FieldedRanking &ranking,
+                                      const std::vector<Xapian::docid> &documents);
+
+/// The exact-phrase bonus (`bonus`, as the query parser makes it for rewrite_for_fields) of each of `documents`
+/// (ascending, without repeats), weighed as the rewritten bonus weighs it: a phrase of detail words adds its words'
+/// BM25 (FieldedBM25Weight), a phrase of title words their title bonuses. Into `matched` and `weights`: the
+/// documents a phrase matches, ascending, and what the bonus adds to each.
+///
+/// Xapian checks a phrase document by document, reading each word's positions in turn; its position table holds one
+/// entry per word and document, ordered by word, and the table's one cursor moves between the words' blocks at every
+/// read. Here each word's positions are read for all the documents at once, in document order: the same blocks in a
+/// row (a rescoring window of 50 at 100k items: a third of a two-word search's time, before).
+///
+/// Returns false (and nothing) when `bonus` is not an OR of exact phrases (window = words) of detail or of title
+/// terms: the caller then weighs it through the matcher.
+bool weigh_phrase_bonus(const Xapian::Database &database, const Xapian::Query &bonus,
+                        const std::vector<Xapian::docid> &documents, const FieldedRanking &ranking,
+                        std::vector<Xapian::docid> &matched, std::vector<double> &weights);
+
+/// Matches exactly the documents of a list, adding no weight or a weight given for each: a second match restricted
+/// to the candidates a first one found (rescoring), or what weigh_phrase_bonus() found.
 class DocidListSource : public Xapian::PostingSource {
   public:
-    /// `docids` sorted ascending, without repeats.
-    explicit DocidListSource(std::vector<Xapian::docid> docids);
+    /// `docids` sorted ascending, without repeats; `weights` empty, or one for each.
+    explicit DocidListSource(std::vector<Xapian::docid> docids, std::vector<double> weights = {});
 
     DocidListSource *clone() const override;
     void init(const Xapian::Database &database) override;
@@ -230,10 +296,12 @@ class DocidListSource : public Xapian::PostingSource {
     void skip_to(Xapian::docid did, double min_wt) override;
     bool at_end() const override { return started_ && at_ == docids_.size(); }
     Xapian::docid get_docid() const override { return docids_[at_]; }
+    double get_weight() const override { return weights_.empty() ? 0 : weights_[at_]; }
     std::string get_description() const override;
 
   private:
     std::vector<Xapian::docid> docids_;
+    std::vector<double> weights_;
     size_t at_ = 0;
     bool started_ = false;
 };

@@ -210,6 +210,54 @@ import TestSupport
         }
     }
 
+    /// A rescored window weighs each of its items as the whole query does (the window changes which items are
+    /// weighed in full, never what an item weighs), and the phrase bonus goes only to the items that hold the words
+    /// together. Xapian 1.4's own phrase check, under the bonus's AND_MAYBE beside the title similarity, gave the
+    /// phrase's weight to items holding the words apart: the whole query did for some items, a window for others.
+    @Test func aRescoredWindowWeighsItemsAsTheWholeQuery() throws {
+        let index = try SearchableIndex(path: path)
+        // A small vocabulary, so that the words of a query meet often, together and apart.
+        let words = ["tap", "leak", "sink", "pipe", "drain", "valve", "seal", "wash", "fit", "bend", "hose", "clog"]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        func text(_ count: Int) -> String { (0..<count).map { _ in words[next(words.count)] }.joined(separator: " ") }
+        var items: [SearchableItem] = []
+        var texts: [String: (title: String, detail: String)] = [:]
+        for number in 0..<1_500 {
+            let title = text(3 + next(4))
+            let detail = text(20 + next(40))
+            texts["i\(number)"] = (title, detail)
+            items.append(Self.item("i\(number)", title: title, detail: detail))
+        }
+        try index.indexSearchableItems(items)
+        let reader = try SearchReader(path: path)
+        for query in ["tap leak", "sink pipe", "valve seal", "hose clog"] {
+            let parsed = try SearchQueryParser().parse(query)
+            var whole = SearchRequest(limit: 50)
+            whole.ranking.rescoreWindow = 0
+            var windowed = SearchRequest(limit: 50)
+            windowed.ranking.rescoreWindow = 50
+            let everyScore = Dictionary(
+                try reader.search(parsed, whole).hits.map { ($0.uniqueIdentifier, $0.score) }, uniquingKeysWith: max)
+            let hits = try reader.search(parsed, windowed).hits
+            #expect(hits.count == 50)
+            var compared = 0
+            for hit in hits {
+                guard let score = everyScore[hit.uniqueIdentifier] else { continue }
+                compared += 1
+                #expect(abs(score - hit.score) < 1e-9, "\(query): \(hit.uniqueIdentifier) \(hit.score) vs \(score)")
+            }
+            #expect(compared >= 15, "\(query): only \(compared) items in both")
+            // The best item holds the words together somewhere.
+            if let best = hits.first, let text = texts[best.uniqueIdentifier] {
+                #expect((text.title + " " + text.detail).contains(query), "\(query): \(best.uniqueIdentifier)")
+            }
+        }
+    }
+
     /// `APIs`, `IDs`, `JVMs`: an acronym's plural is one word, not `AP Is`, which matched every "is".
     @Test func anAcronymsPluralIsOneWord() throws {
         let index = try SearchableIndex(path: path)
