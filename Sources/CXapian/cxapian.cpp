@@ -955,8 +955,9 @@ void match_rescored(const Xapian::Database &database, const cxapian::FieldedQuer
             if (p < phrased.size() && phrased[p] == candidates[d]) score += phrase_weights[p++];
             result.ranked.emplace_back(candidates[d], score + title[d]);
         }
+        // A total order (docids are unique), so the plain sort gives the matcher's order.
         const bool descending = options->docids_descending;
-        std::stable_sort(result.ranked.begin(), result.ranked.end(), [descending](const auto &a, const auto &b) {
+        std::sort(result.ranked.begin(), result.ranked.end(), [descending](const auto &a, const auto &b) {
             if (a.second != b.second) return a.second > b.second;
             return descending ? a.first > b.first : a.first < b.first;
         });
