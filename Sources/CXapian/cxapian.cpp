@@ -86,12 +86,19 @@ struct cxapian_mset {
     /// A rescored window ranked here rather than by a second match (match_rescored): its documents with their
     /// weights, best first; the page is cut from it, and `mset` holds the first match. Empty otherwise.
     std::vector<std::pair<Xapian::docid, double>> ranked;
-    /// The database searched, for the documents of `ranked` and for snippets.
+    /// The database searched, for the hits' documents and for snippets.
     Xapian::Database database;
     /// Where the ranked query names no terms (the fielded ranking weighs words in posting sources): the parsed
     /// query, whose terms snippets highlight.
     Xapian::Query highlight_query;
     mutable std::optional<Xapian::MSet> highlight_mset;
+
+    /// Hit `index` of the page: its docid and weight, from `ranked` or from `mset`.
+    std::pair<Xapian::docid, double> hit(uint32_t index) const {
+        if (!ranked.empty()) return ranked[page_first + index];
+        auto at = mset[page_first + index];
+        return {*at, at.get_weight()};
+    }
 
     /// The match set whose query's terms a snippet highlights: for the parsed query, a weightless match of no
     /// documents, made on the first snippet asked for (it weighs the terms alike, as the weightless terms the ranked
@@ -917,12 +924,12 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
 /// Rescoring: the best `window` matches of the base query (with its counts and facets), then those documents
 /// alone under the whole query (bonus and title similarity included), for the page.
 ///
-/// An exact-phrase bonus (`bonus`, as parsed) is weighed for the window directly (cxapian::weigh_phrase_bonus: each
-/// word's posting list and positions read for the whole window at once), and ranked by relevance alone the window is
-/// ranked here, from the first match's weights and the title similarity (cxapian::weigh_title_match). The second
-/// match this replaces opened every posting list again to weigh 50 documents: a third of a two-word search's time
-/// at 100k items (`profile search 100000 1000 two-word`).
-void match_rescored(const Xapian::Database &database, const cxapian::FieldedQuery &fielded, const Xapian::Query &bonus,
+/// An exact-phrase bonus (FieldedQuery::bonus_phrases) is weighed for the window directly
+/// (cxapian::weigh_phrase_bonus: each word's posting list and positions read for the whole window at once), and
+/// ranked by relevance alone the window is ranked here, from the first match's weights and the title similarity
+/// (cxapian::weigh_title_match). The second match this replaces opened every posting list again to weigh 50
+/// documents: a third of a two-word search's time at 100k items (`profile search 100000 1000 two-word`).
+void match_rescored(const Xapian::Database &database, const cxapian::FieldedQuery &fielded,
                     const cxapian::FieldedRanking &ranking, const Xapian::Weight &weight,
                     const cxapian_enquire_options *options, Xapian::doccount window, cxapian_mset &result) {
     cxapian_enquire_options first = *options;
@@ -930,28 +937,29 @@ void match_rescored(const Xapian::Database &database, const cxapian::FieldedQuer
     first.max_items = window;
     first.check_at_least = std::max(options->check_at_least, window);
     match_page(database, fielded.base, weight, &first, result);
+    // The window in docid order, each with its first match's weight.
+    std::vector<std::pair<Xapian::docid, double>> base;
+    base.reserve(result.mset.size());
+    for (auto hit = result.mset.begin(); hit != result.mset.end(); ++hit) base.emplace_back(*hit, hit.get_weight());
+    std::sort(base.begin(), base.end());
     std::vector<Xapian::docid> candidates;
-    candidates.reserve(result.mset.size());
-    for (auto hit = result.mset.begin(); hit != result.mset.end(); ++hit) candidates.push_back(*hit);
-    std::sort(candidates.begin(), candidates.end());
+    candidates.reserve(base.size());
+    for (const auto &hit : base) candidates.push_back(hit.first);
     std::vector<Xapian::docid> phrased;
     std::vector<double> phrase_weights;
-    const bool phrase_weighed =
-        cxapian::weigh_phrase_bonus(database, bonus, candidates, ranking, phrased, phrase_weights);
+    const bool phrase_weighed = !fielded.bonus_phrases.empty();
+    if (phrase_weighed) {
+        cxapian::weigh_phrase_bonus(database, fielded.bonus_phrases, candidates, ranking, phrased, phrase_weights);
+    }
     if (phrase_weighed && options->sort_key_count == 0) {
         // Ranked here: the first match's weights plus the bonus and the title similarity, in the matcher's order
         // (weight, then docid), summed as the whole query's AND_MAYBEs sum them.
         const std::vector<double> title =
             cxapian::weigh_title_match(database, fielded.title_terms, fielded.title_idfs, ranking, candidates);
-        std::vector<double> base(candidates.size(), 0.0);
-        for (auto hit = result.mset.begin(); hit != result.mset.end(); ++hit) {
-            auto at = std::lower_bound(candidates.begin(), candidates.end(), *hit);
-            base[static_cast<size_t>(at - candidates.begin())] = hit.get_weight();
-        }
         result.ranked.clear();
         size_t p = 0;
-        for (size_t d = 0; d < candidates.size(); ++d) {
-            double score = base[d];
+        for (size_t d = 0; d < base.size(); ++d) {
+            double score = base[d].second;
             if (p < phrased.size() && phrased[p] == candidates[d]) score += phrase_weights[p++];
             result.ranked.emplace_back(candidates[d], score + title[d]);
         }
@@ -1051,7 +1059,7 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     const bool one_part = database->database.size() == 1;
     if (options->rescore_window > 0 && one_part && by_relevance && extras && page_end <= uint64_t(options->rescore_window) * 10) {
         const auto window = static_cast<Xapian::doccount>(std::max<uint64_t>(options->rescore_window, page_end));
-        match_rescored(database->database, fielded, bonus, fielded_ranking, weight, options, window, *result);
+        match_rescored(database->database, fielded, fielded_ranking, weight, options, window, *result);
     } else {
         match_page(database->database, fielded.whole(), weight, options, *result);
     }
@@ -1097,32 +1105,19 @@ uint32_t cxapian_mset_matches_upper_bound(const cxapian_mset *mset) { return mse
 bool cxapian_mset_hit(const cxapian_mset *mset, uint32_t index, double *weight, char **data, size_t *data_length,
                       cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    if (!mset->ranked.empty()) {
-        const auto &hit = mset->ranked[mset->page_first + index];
-        *weight = hit.second;
-        hand_out(mset->database.get_document(hit.first).get_data(), data, data_length);
-        return true;
-    }
-    auto hit = mset->mset[mset->page_first + index];
-    *weight = hit.get_weight();
-    hand_out(hit.get_document().get_data(), data, data_length);
+    const auto hit = mset->hit(index);
+    *weight = hit.second;
+    hand_out(mset->database.get_document(hit.first).get_data(), data, data_length);
     CXAPIAN_GUARD_END(error)
 }
 
 bool cxapian_mset_hit_value(const cxapian_mset *mset, uint32_t index, uint32_t slot, double *weight,
                             uint32_t *shard, char **value, size_t *value_length, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    if (!mset->ranked.empty()) {
-        const auto &hit = mset->ranked[mset->page_first + index];
-        *weight = hit.second;
-        *shard = (hit.first - 1) % mset->shards;
-        hand_out(mset->database.get_document(hit.first).get_value(slot), value, value_length);
-        return true;
-    }
-    auto hit = mset->mset[mset->page_first + index];
-    *weight = hit.get_weight();
-    *shard = (*hit - 1) % mset->shards;
-    hand_out(hit.get_document().get_value(slot), value, value_length);
+    const auto hit = mset->hit(index);
+    *weight = hit.second;
+    *shard = (hit.first - 1) % mset->shards;
+    hand_out(mset->database.get_document(hit.first).get_value(slot), value, value_length);
     CXAPIAN_GUARD_END(error)
 }
 

@@ -261,28 +261,45 @@ std::vector<double> weigh_title_match(const Xapian::Database &database, const st
 
 std::string TitleMatchSource::get_description() const { return "TitleMatchSource"; }
 
-// ---- PhraseBonusSource ----
+// ---- BonusPhrase and PhraseBonusSource ----
 
-PhraseBonusSource::PhraseBonusSource(std::vector<std::string> terms, bool title, std::vector<double> idfs,
-                                     double title_weight, double k1, double b, double average_length)
-    : terms_(std::move(terms)), title_(title), idfs_(std::move(idfs)), title_weight_(title_weight), k1_(k1), b_(b),
-      average_length_(std::max(1.0, average_length)) {
-    idfs_.resize(terms_.size(), 0.0);
+void BonusPhrase::weigh(const Xapian::Database &database, const FieldedRanking &ranking) {
+    const double collection = std::max<Xapian::doccount>(1, database.get_doccount());
+    idfs.clear();
+    title_weight = 0;
+    for (const auto &term : terms) {
+        idfs.push_back(FieldedBM25Weight::idf(database.get_termfreq(term), collection));
+        if (title) title_weight += (ranking.k1 + 1 + ranking.title_bonus) * idfs.back();
+    }
+}
+
+PhraseBonusSource::PhraseBonusSource(BonusPhrase phrase, const FieldedRanking &ranking, double average_length)
+    : phrase_(std::move(phrase)), ranking_(ranking), average_length_(std::max(1.0, average_length)) {
+    phrase_.idfs.resize(phrase_.terms.size(), 0.0);
 }
 
 PhraseBonusSource *PhraseBonusSource::clone() const {
-    return new PhraseBonusSource(terms_, title_, idfs_, title_weight_, k1_, b_, average_length_);
+    return new PhraseBonusSource(phrase_, ranking_, average_length_);
 }
 
 void PhraseBonusSource::init(const Xapian::Database &database) {
     // `database` is one part of a multi-database: the idfs and average length stay the whole's, given when made.
-    open(database, terms_, true);
-    double most = title_weight_;
-    if (!title_) {
+    open(database, phrase_.terms, true);
+    double most = phrase_.title_weight;
+    if (!phrase_.title) {
         most = 0;
-        for (double idf : idfs_) most += idf * (k1_ + 1);  // BM25 tends to idf × (k1 + 1) as tf grows
+        for (double idf : phrase_.idfs) most += idf * (ranking_.k1 + 1);  // BM25 tends to idf × (k1 + 1) as tf grows
     }
     set_maxweight(most);
+}
+
+std::vector<Xapian::termpos> PhraseBonusSource::positions(const Xapian::Database &database, Xapian::docid did,
+                                                          const std::string &term) {
+    std::vector<Xapian::termpos> list;
+    for (auto at = database.positionlist_begin(did, term); at != database.positionlist_end(did, term); ++at) {
+        list.push_back(*at);
+    }
+    return list;
 }
 
 bool PhraseBonusSource::holds_phrase(const std::vector<std::vector<Xapian::termpos>> &lists) {
@@ -299,27 +316,23 @@ bool PhraseBonusSource::holds_phrase(const std::vector<std::vector<Xapian::termp
 
 double PhraseBonusSource::get_weight() const {
     const Xapian::docid current = get_docid();
-    std::vector<std::vector<Xapian::termpos>> positions(terms_.size());
-    for (size_t i = 0; i < terms_.size(); ++i) {
-        for (auto at = database().positionlist_begin(current, terms_[i]);
-             at != database().positionlist_end(current, terms_[i]); ++at) {
-            positions[i].push_back(*at);
-        }
-        if (positions[i].empty()) return 0;
+    std::vector<std::vector<Xapian::termpos>> lists;
+    for (const auto &term : phrase_.terms) {
+        lists.push_back(positions(database(), current, term));
+        if (lists.back().empty()) return 0;
     }
-    if (!holds_phrase(positions)) return 0;
-    if (title_) return title_weight_;
+    if (!holds_phrase(lists)) return 0;
+    if (phrase_.title) return phrase_.title_weight;
     double weight = 0;
     for_each_posting([&](size_t term, const Xapian::PostingIterator &posting) {
-        weight += idfs_[term] *
-                  FieldedBM25Weight::saturation(posting.get_wdf(), posting.get_doclength(), average_length_, k1_, b_);
+        weight += phrase_.detail_weight(term, posting.get_wdf(), posting.get_doclength(), average_length_, ranking_);
     });
     return weight;
 }
 
 std::string PhraseBonusSource::get_description() const {
     std::string description = "PhraseBonusSource(";
-    for (size_t i = 0; i < terms_.size(); ++i) description += (i ? " " : "") + terms_[i];
+    for (size_t i = 0; i < phrase_.terms.size(); ++i) description += (i ? " " : "") + phrase_.terms[i];
     return description + ")";
 }
 
@@ -362,27 +375,6 @@ bool leaf_term(const Xapian::Query &query, std::string &term) {
     term = *it;
     return true;
 }
-
-/// One exact phrase of a bonus: its terms, in order, whether they are title terms, and what it weighs as the bonus
-/// weighs it: a phrase of detail terms adds each term's BM25 (FieldedBM25Weight, with the term's `idfs`), a phrase
-/// of title terms (which carry no wdf) adds `title_weight`, each term's title bonus (Rewriter::bonus).
-struct BonusPhrase {
-    std::vector<std::string> terms;
-    bool title = false;
-    std::vector<double> idfs;
-    double title_weight = 0;
-
-    /// Sets the weights from `database`'s statistics (the whole of a multi-database).
-    void weigh(const Xapian::Database &database, const FieldedRanking &ranking) {
-        const double collection = std::max<Xapian::doccount>(1, database.get_doccount());
-        idfs.clear();
-        title_weight = 0;
-        for (const auto &term : terms) {
-            idfs.push_back(FieldedBM25Weight::idf(database.get_termfreq(term), collection));
-            if (title) title_weight += (ranking.k1 + 1 + ranking.title_bonus) * idfs.back();
-        }
-    }
-};
 
 /// `query` as exact phrases of leaf terms all of one field, into `phrases`; false for any other form.
 bool bonus_phrases(const Xapian::Query &query, const Classifier &classifier, std::vector<BonusPhrase> &phrases) {
@@ -916,11 +908,12 @@ FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query 
             if (phrase.title) {
                 for (size_t i = 0; i < phrase.terms.size(); ++i) rewriter.note(phrase.terms[i], phrase.idfs[i]);
             }
-            auto *source = new PhraseBonusSource(phrase.terms, phrase.title, phrase.idfs, phrase.title_weight,
-                                                 ranking.k1, ranking.b, database.get_avlength());
+            auto *source = new PhraseBonusSource(phrase, ranking, database.get_avlength());
             sources.push_back(Xapian::Query(source->release()));
         }
-        fielded.bonus = sources.size() == 1 ? sources[0] : Xapian::Query(Xapian::Query::OP_OR, sources.begin(), sources.end());
+        fielded.bonus =
+            sources.size() == 1 ? sources[0] : Xapian::Query(Xapian::Query::OP_OR, sources.begin(), sources.end());
+        fielded.bonus_phrases = std::move(phrases);
     } else if (!bonus.empty()) {
         fielded.bonus = rewriter.rewrite(bonus);
     }
@@ -937,16 +930,12 @@ FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query 
 
 // ---- the phrase bonus of a rescoring window ----
 
-bool weigh_phrase_bonus(const Xapian::Database &database, const Xapian::Query &bonus,
+void weigh_phrase_bonus(const Xapian::Database &database, const std::vector<BonusPhrase> &phrases,
                         const std::vector<Xapian::docid> &documents, const FieldedRanking &ranking,
                         std::vector<Xapian::docid> &matched, std::vector<double> &weights) {
-    Classifier classifier{ranking.title_prefix};
-    std::vector<BonusPhrase> phrases;
-    if (bonus.empty() || !bonus_phrases(bonus, classifier, phrases)) return false;
     const double average_length = std::max(1.0, static_cast<double>(database.get_avlength()));
     std::vector<double> added(documents.size(), 0.0);
-    for (auto &phrase : phrases) {
-        phrase.weigh(database, ranking);
+    for (const auto &phrase : phrases) {
         const size_t terms = phrase.terms.size();
         // First the documents that hold every word of the phrase, from the words' posting lists (read in document
         // order, a chunk at a time), with each word's part of a detail phrase's weight.
@@ -963,9 +952,8 @@ bool weigh_phrase_bonus(const Xapian::Database &database, const Xapian::Query &b
                     continue;
                 }
                 if (!phrase.title) {
-                    phrase_weight[d] += phrase.idfs[t] * FieldedBM25Weight::saturation(
-                                                             posting.get_wdf(), posting.get_doclength(),
-                                                             average_length, ranking.k1, ranking.b);
+                    phrase_weight[d] +=
+                        phrase.detail_weight(t, posting.get_wdf(), posting.get_doclength(), average_length, ranking);
                 }
             }
         }
@@ -975,12 +963,8 @@ bool weigh_phrase_bonus(const Xapian::Database &database, const Xapian::Query &b
         for (size_t t = 0; t < terms; ++t) {
             for (size_t d = 0; d < documents.size(); ++d) {
                 if (!running[d]) continue;
-                auto &list = positions[d][t];
-                for (auto at = database.positionlist_begin(documents[d], phrase.terms[t]);
-                     at != database.positionlist_end(documents[d], phrase.terms[t]); ++at) {
-                    list.push_back(*at);
-                }
-                if (list.empty()) running[d] = false;
+                positions[d][t] = PhraseBonusSource::positions(database, documents[d], phrase.terms[t]);
+                if (positions[d][t].empty()) running[d] = false;
             }
         }
         for (size_t d = 0; d < documents.size(); ++d) {
@@ -995,7 +979,6 @@ bool weigh_phrase_bonus(const Xapian::Database &database, const Xapian::Query &b
             weights.push_back(added[d]);
         }
     }
-    return true;
 }
 
 // ---- DocidListSource ----

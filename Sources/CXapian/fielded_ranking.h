@@ -174,35 +174,6 @@ class TitleMatchSource : public TermListsSource {
     Xapian::ValueIterator title_words_end_;
 };
 
-/// The exact-phrase bonus of one phrase: matches the documents holding all of `terms`, and weighs those holding them
-/// together, in order, at consecutive positions; 0 for the others. A phrase of detail terms weighs each term's BM25
-/// (FieldedBM25Weight, with the term's idf from `idfs`), a phrase of title terms `title_weight`.
-///
-/// Used for the bonus instead of Xapian's OP_PHRASE under OP_AND_MAYBE: with the title similarity beside it, Xapian
-/// 1.4 gave the phrase's weight to documents holding its words apart (seen on the Debian and synthetic corpora).
-class PhraseBonusSource : public TermListsSource {
-  public:
-    PhraseBonusSource(std::vector<std::string> terms, bool title, std::vector<double> idfs, double title_weight,
-                      double k1, double b, double average_length);
-
-    PhraseBonusSource *clone() const override;
-    void init(const Xapian::Database &database) override;
-    double get_weight() const override;
-    std::string get_description() const override;
-
-    /// Whether position lists `lists[0]`, `lists[1]`, ... (each ascending) hold p, p + 1, ... for some p.
-    static bool holds_phrase(const std::vector<std::vector<Xapian::termpos>> &lists);
-
-  private:
-    std::vector<std::string> terms_;
-    bool title_;
-    std::vector<double> idfs_;
-    double title_weight_;
-    double k1_;
-    double b_;
-    double average_length_;
-};
-
 /// The parameters of the ranking.
 struct FieldedRanking {
     double k1;
@@ -215,6 +186,55 @@ struct FieldedRanking {
     double title_match;
     /// The value slot holding each document's number of distinct title words.
     Xapian::valueno title_words_slot;
+};
+
+/// One exact phrase of a bonus: its terms, in order, whether they are title terms, and what it weighs as the bonus
+/// weighs it: a phrase of detail terms adds each term's BM25 (FieldedBM25Weight, with the term's `idfs`), a phrase
+/// of title terms (which carry no wdf) adds `title_weight`, each term's title bonus (as a title phrase rewritten by
+/// rewrite_for_fields() would).
+struct BonusPhrase {
+    std::vector<std::string> terms;
+    bool title = false;
+    std::vector<double> idfs;
+    double title_weight = 0;
+
+    /// Sets the weights from `database`'s statistics (the whole of a multi-database).
+    void weigh(const Xapian::Database &database, const FieldedRanking &ranking);
+
+    /// What term `term` of a detail phrase adds to a document holding the phrase, with the term's `wdf` there and
+    /// the document's `length`.
+    double detail_weight(size_t term, Xapian::termcount wdf, Xapian::termcount length, double average_length,
+                         const FieldedRanking &ranking) const {
+        return idfs[term] * FieldedBM25Weight::saturation(wdf, length, average_length, ranking.k1, ranking.b);
+    }
+};
+
+/// The exact-phrase bonus of one phrase: matches the documents holding all of its terms, and weighs those holding
+/// them together, in order, at consecutive positions, as BonusPhrase says; 0 for the others.
+///
+/// Used for the bonus instead of Xapian's OP_PHRASE under OP_AND_MAYBE: with the title similarity beside it, Xapian
+/// 1.4 gave the phrase's weight to documents holding its words apart (seen on the Debian and synthetic corpora).
+class PhraseBonusSource : public TermListsSource {
+  public:
+    /// `average_length`: the documents' average length over the whole (multi-)database searched.
+    PhraseBonusSource(BonusPhrase phrase, const FieldedRanking &ranking, double average_length);
+
+    PhraseBonusSource *clone() const override;
+    void init(const Xapian::Database &database) override;
+    double get_weight() const override;
+    std::string get_description() const override;
+
+    /// The positions of `term` in document `did` of `database`, ascending (none if it does not hold the term).
+    static std::vector<Xapian::termpos> positions(const Xapian::Database &database, Xapian::docid did,
+                                                  const std::string &term);
+
+    /// Whether position lists `lists[0]`, `lists[1]`, ... (each ascending) hold p, p + 1, ... for some p.
+    static bool holds_phrase(const std::vector<std::vector<Xapian::termpos>> &lists);
+
+  private:
+    BonusPhrase phrase_;
+    FieldedRanking ranking_;
+    double average_length_;
 };
 
 /// A query for documents like the one indexed by `unique_term` ("more like this"): its title's words, then the
@@ -247,6 +267,9 @@ struct FieldedQuery {
     /// What the title similarity weighs: the query's title terms, each word's idf.
     std::vector<std::string> title_terms;
     std::vector<double> title_idfs;
+    /// The bonus as exact phrases, each weighed, when it is an OR of such phrases (the bonus is then their
+    /// PhraseBonusSources); empty otherwise.
+    std::vector<BonusPhrase> bonus_phrases;
 
     /// The query as a whole: the base, with the bonus and the title similarity where they match.
     Xapian::Query whole() const;
@@ -264,20 +287,16 @@ std::vector<double> weigh_title_match(const Xapian::Database &database, const st
                                       const std::vector<double> &idfs, const FieldedRanking &ranking,
                                       const std::vector<Xapian::docid> &documents);
 
-/// The exact-phrase bonus (`bonus`, as the query parser makes it for rewrite_for_fields) of each of `documents`
-/// (ascending, without repeats), weighed as the rewritten bonus weighs it: a phrase of detail words adds its words'
-/// BM25 (FieldedBM25Weight), a phrase of title words their title bonuses. Into `matched` and `weights`: the
-/// documents a phrase matches, ascending, and what the bonus adds to each.
+/// The exact-phrase bonus (`phrases`, FieldedQuery::bonus_phrases) of each of `documents` (ascending, without
+/// repeats), weighed as PhraseBonusSource weighs it. Into `matched` and `weights`: the documents a phrase matches,
+/// ascending, and what the bonus adds to each.
 ///
 /// Each word's posting list is read once for all the documents, in document order (a chunk holds many), and
 /// positions only for the documents that hold every word: each position read is a B-tree look-up, a block read of
 /// its own (reading positions first, for every document, took 309 position-table reads per two-word search at 100k
 /// items; this way 49, about what Xapian's own phrase check reads; reading them a word at a time brought no
 /// locality). This replaces a second match over the window, which reopened every posting list.
-///
-/// Returns false (and nothing) when `bonus` is not an OR of exact phrases (window = words) of detail or of title
-/// terms: the caller then weighs it through the matcher.
-bool weigh_phrase_bonus(const Xapian::Database &database, const Xapian::Query &bonus,
+void weigh_phrase_bonus(const Xapian::Database &database, const std::vector<BonusPhrase> &phrases,
                         const std::vector<Xapian::docid> &documents, const FieldedRanking &ranking,
                         std::vector<Xapian::docid> &matched, std::vector<double> &weights);
 
