@@ -100,6 +100,11 @@ struct cxapian_mset {
         return {*at, at.get_weight()};
     }
 
+    /// The document of a hit. A hit is a document of `database` at this revision, so it is opened as valid: Xapian
+    /// does not read its length first to check that it exists (4 % of a two-word search at 100k items, `profile
+    /// search 100000 1500 two-word`).
+    Xapian::Document document(Xapian::docid did) const { return database.get_document(did, Xapian::DOC_ASSUME_VALID); }
+
     /// The match set whose query's terms a snippet highlights: for the parsed query, a weightless match of no
     /// documents, made on the first snippet asked for (it weighs the terms alike, as the weightless terms the ranked
     /// query once held did, and costs a search without snippets nothing). It reads the terms' frequencies from the
@@ -1107,7 +1112,7 @@ bool cxapian_mset_hit(const cxapian_mset *mset, uint32_t index, double *weight, 
     CXAPIAN_GUARD_BEGIN
     const auto hit = mset->hit(index);
     *weight = hit.second;
-    hand_out(mset->database.get_document(hit.first).get_data(), data, data_length);
+    hand_out(mset->document(hit.first).get_data(), data, data_length);
     CXAPIAN_GUARD_END(error)
 }
 
@@ -1117,7 +1122,7 @@ bool cxapian_mset_hit_value(const cxapian_mset *mset, uint32_t index, uint32_t s
     const auto hit = mset->hit(index);
     *weight = hit.second;
     *shard = (hit.first - 1) % mset->shards;
-    hand_out(mset->database.get_document(hit.first).get_value(slot), value, value_length);
+    hand_out(mset->document(hit.first).get_value(slot), value, value_length);
     CXAPIAN_GUARD_END(error)
 }
 
