@@ -930,7 +930,7 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
 /// alone under the whole query (bonus and title similarity included), for the page.
 ///
 /// An exact-phrase bonus (FieldedQuery::bonus_phrases) is weighed for the window directly
-/// (cxapian::weigh_phrase_bonus: each word's posting list and positions read for the whole window at once), and
+/// (cxapian::weigh_phrase_bonus: Xapian's phrase filtered to the window, weighed as the whole query weighs it), and
 /// ranked by relevance alone the window is ranked here, from the first match's weights and the title similarity
 /// (cxapian::weigh_title_match). The second match this replaces opened every posting list again to weigh 50
 /// documents: a third of a two-word search's time at 100k items (`profile search 100000 1000 two-word`).

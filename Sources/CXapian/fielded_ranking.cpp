@@ -933,42 +933,30 @@ FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query 
 void weigh_phrase_bonus(const Xapian::Database &database, const std::vector<BonusPhrase> &phrases,
                         const std::vector<Xapian::docid> &documents, const FieldedRanking &ranking,
                         std::vector<Xapian::docid> &matched, std::vector<double> &weights) {
-    const double average_length = std::max(1.0, static_cast<double>(database.get_avlength()));
     std::vector<double> added(documents.size(), 0.0);
     for (const auto &phrase : phrases) {
-        const size_t terms = phrase.terms.size();
-        // First the documents that hold every word of the phrase, from the words' posting lists (read in document
-        // order, a chunk at a time), with each word's part of a detail phrase's weight.
-        std::vector<bool> running(documents.size(), true);
-        std::vector<double> phrase_weight(documents.size(), phrase.title_weight);
-        for (size_t t = 0; t < terms; ++t) {
-            auto posting = database.postlist_begin(phrase.terms[t]);
-            const auto end = database.postlist_end(phrase.terms[t]);
-            for (size_t d = 0; d < documents.size(); ++d) {
-                if (!running[d]) continue;
-                if (posting != end) posting.skip_to(documents[d]);
-                if (posting == end || *posting != documents[d]) {
-                    running[d] = false;
-                    continue;
-                }
-                if (!phrase.title) {
-                    phrase_weight[d] +=
-                        phrase.detail_weight(t, posting.get_wdf(), posting.get_doclength(), average_length, ranking);
-                }
-            }
+        // Xapian's own phrase, over the window alone: its posting lists keep their place in the position table from
+        // one document to the next, where each Database::positionlist_begin() is a look-up of its own. A detail
+        // phrase weighs what its terms weigh under FieldedBM25Weight (BonusPhrase::detail_weight); a title phrase's
+        // terms carry no wdf, so it weighs its title_weight.
+        std::vector<Xapian::Query> words;
+        for (size_t t = 0; t < phrase.terms.size(); ++t) {
+            words.emplace_back(phrase.terms[t], 1, static_cast<Xapian::termpos>(t + 1));
         }
-        // Then their positions, a word at a time for all of them.
-        std::vector<std::vector<std::vector<Xapian::termpos>>> positions(
-            documents.size(), std::vector<std::vector<Xapian::termpos>>(terms));
-        for (size_t t = 0; t < terms; ++t) {
-            for (size_t d = 0; d < documents.size(); ++d) {
-                if (!running[d]) continue;
-                positions[d][t] = PhraseBonusSource::positions(database, documents[d], phrase.terms[t]);
-                if (positions[d][t].empty()) running[d] = false;
-            }
+        Xapian::Query exact(Xapian::Query::OP_PHRASE, words.begin(), words.end(), words.size());
+        auto *window = new DocidListSource(documents);
+        Xapian::Enquire enquire(database);
+        enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, exact, Xapian::Query(window->release())));
+        if (phrase.title) {
+            enquire.set_weighting_scheme(Xapian::BoolWeight());
+        } else {
+            enquire.set_weighting_scheme(FieldedBM25Weight(ranking.k1, ranking.b));
         }
-        for (size_t d = 0; d < documents.size(); ++d) {
-            if (running[d] && PhraseBonusSource::holds_phrase(positions[d])) added[d] += phrase_weight[d];
+        enquire.set_docid_order(Xapian::Enquire::ASCENDING);
+        const Xapian::MSet found = enquire.get_mset(0, static_cast<Xapian::doccount>(documents.size()));
+        for (auto hit = found.begin(); hit != found.end(); ++hit) {
+            const auto d = std::lower_bound(documents.begin(), documents.end(), *hit) - documents.begin();
+            added[d] += phrase.title ? phrase.title_weight : hit.get_weight();
         }
     }
     matched.clear();
