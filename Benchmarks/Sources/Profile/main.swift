@@ -4,9 +4,11 @@ import Indexer
 
 // One job per run, for profilers (valgrind --tool=callgrind) and quick timings:
 //   swift run -c release profile spotlite|single|xapian|fts5 [items]   one rebuild of the synthetic corpus
-//   swift run -c release profile search [items] [searches] [kind]      searches through a SearchSession
+//   swift run -c release profile search [items] [searches] [kind] [baselines]   searches through a SearchSession
 // kind: one of the search benchmarks' query kinds by name (word, two-word AND, OR, phrase, filtered, date-ranged,
-// sorted by modified), or its first word; word by default.
+// sorted by modified), or its first word; word by default. With `baselines`, each search is followed by what an
+// iteration of the search benchmark also runs (the one-shot search, FTS5's and raw Xapian's), untimed: the caches
+// are then as cold as in `make bench`, where a change can show less than back to back.
 // spotlite: the default rebuild (a shard per core, merged by compaction); single: one writer, not compacted.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let which = arguments.first ?? "spotlite"
@@ -28,10 +30,24 @@ if which == "search" {
     var words = try QueryWordSource(store: store, synthetic: true)
     var found = 0
     var times: [Double] = []
-    for _ in 0..<count {
-        let text = kind.spotlite(words.next())
-        times.append(try milliseconds { found += try session.search(text, options: options).hits.count } * 1_000)
+    let withBaselines = arguments.count > 4 && arguments[4] == "baselines"
+    let fts5 = withBaselines ? try FTS5(storePath: fixture.storePath) : nil
+    try fts5?.rebuild()
+    let rawPath = fixture.directory + "/raw-xapian"
+    if withBaselines && !FileManager.default.fileExists(atPath: rawPath + "/iamglass") {
+        try RawXapian.build(store: store, at: rawPath)
     }
+    let raw = withBaselines ? try RawXapian.Searcher(path: rawPath) : nil
+    for _ in 0..<count {
+        let queryWords = words.next()
+        let text = kind.spotlite(queryWords)
+        times.append(try milliseconds { found += try session.search(text, options: options).hits.count } * 1_000)
+        guard let fts5, let raw else { continue }
+        _ = try StoreIndexer(store: store, indexPath: fixture.indexPath).search(text, options: options)
+        if let query = kind.fts5?(queryWords) { _ = try fts5.search(query.match, extra: query.extra, orderBy: query.order) }
+        if let query = kind.xapian?(queryWords) { _ = try raw.search(query) }
+    }
+    try fts5?.drop()
     times.sort()
     let mean = times.reduce(0, +) / Double(count)
     print(String(format: "%d %@ searches: mean %.0f µs, p50 %.0f, p99 %.0f; %d hits", count, kind.name, mean,
