@@ -955,8 +955,9 @@ void weigh_phrase_bonus(const Xapian::Database &database, const std::vector<Bonu
         enquire.set_docid_order(Xapian::Enquire::ASCENDING);
         const Xapian::MSet found = enquire.get_mset(0, static_cast<Xapian::doccount>(documents.size()));
         for (auto hit = found.begin(); hit != found.end(); ++hit) {
-            const auto d = std::lower_bound(documents.begin(), documents.end(), *hit) - documents.begin();
-            added[d] += phrase.title ? phrase.title_weight : hit.get_weight();
+            const auto at = std::lower_bound(documents.begin(), documents.end(), *hit);
+            if (at == documents.end() || *at != *hit) continue;  // the filter matches only the window's documents
+            added[static_cast<size_t>(at - documents.begin())] += phrase.title ? phrase.title_weight : hit.get_weight();
         }
     }
     matched.clear();
