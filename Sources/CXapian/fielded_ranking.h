@@ -224,6 +224,7 @@ class PhraseBonusSource : public TermListsSource {
     double get_weight() const override;
     std::string get_description() const override;
 
+  private:
     /// The positions of `term` in document `did` of `database`, ascending (none if it does not hold the term).
     static std::vector<Xapian::termpos> positions(const Xapian::Database &database, Xapian::docid did,
                                                   const std::string &term);
@@ -231,7 +232,6 @@ class PhraseBonusSource : public TermListsSource {
     /// Whether position lists `lists[0]`, `lists[1]`, ... (each ascending) hold p, p + 1, ... for some p.
     static bool holds_phrase(const std::vector<std::vector<Xapian::termpos>> &lists);
 
-  private:
     BonusPhrase phrase_;
     FieldedRanking ranking_;
     double average_length_;
