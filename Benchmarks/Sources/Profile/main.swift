@@ -8,7 +8,11 @@ import Indexer
 // kind: one of the search benchmarks' query kinds by name (word, two-word AND, OR, phrase, filtered, date-ranged,
 // sorted by modified), or its first word; word by default. With `baselines`, each search is followed by what an
 // iteration of the search benchmark also runs (the one-shot search, FTS5's and raw Xapian's), untimed: the caches
-// are then as cold as in `make bench`, where a change can show less than back to back.
+// are then as cold as in `make bench`, where a change can show less than back to back. With `compare`, each of
+// the first [searches] queries is timed 5 times in Spotlite, FTS5 and raw Xapian, back to back; it prints each
+// query's medians and Spotlite/FTS5 ratio (slowest share last) and the ratio's quartiles: where a kind's median
+// ratio in `make bench` comes from. PROFILE_QUERY='"two words"' times that one query instead of the kind's
+// (`perf record -g` of a rare phrase is how a search's fixed costs show).
 // spotlite: the default rebuild (a shard per core, merged by compaction); single: one writer, not compacted.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let which = arguments.first ?? "spotlite"
@@ -39,9 +43,14 @@ if which == "search" {
     }
     let raw = withBaselines ? try RawXapian.Searcher(path: rawPath) : nil
     let oneShot = StoreIndexer(store: store, indexPath: fixture.indexPath)  // as SearchRig's, made once
+    if arguments.count > 4 && arguments[4] == "compare" {
+        try compare(kind: kind, searches: count, session: session, options: options, words: &words, fixture: fixture)
+        exit(0)
+    }
+    let fixedQuery = ProcessInfo.processInfo.environment["PROFILE_QUERY"]
     for _ in 0..<count {
         let queryWords = words.next()
-        let text = kind.spotlite(queryWords)
+        let text = fixedQuery ?? kind.spotlite(queryWords)
         times.append(try milliseconds { found += try session.search(text, options: options).hits.count } * 1_000)
         guard let fts5, let raw else { continue }
         _ = try oneShot.search(text, options: options)
@@ -68,3 +77,46 @@ let elapsed = try milliseconds {
 }
 print(String(format: "%@ rebuild of %d items: %.0f ms, %.0f items/s", which, items, elapsed,
              Double(items) / elapsed * 1_000))
+
+/// `profile search … compare`: per-query medians of Spotlite, FTS5 and raw Xapian, and the quartiles of the ratio.
+func compare(
+    kind: QueryKind, searches: Int, session: SearchSession, options: SearchOptions, words: inout QueryWordSource,
+    fixture: Fixture
+) throws {
+    let store = try fixture.openStore()
+    let fts5 = try FTS5(storePath: fixture.storePath)
+    try fts5.rebuild()
+    defer { try? fts5.drop() }
+    let rawPath = fixture.directory + "/raw-xapian"
+    if !FileManager.default.fileExists(atPath: rawPath + "/iamglass") { try RawXapian.build(store: store, at: rawPath) }
+    let raw = try RawXapian.Searcher(path: rawPath)
+    func median(_ body: () throws -> Void) throws -> Double {
+        var times: [Double] = []
+        for _ in 0..<5 { times.append(try milliseconds(body) * 1_000) }
+        return times.sorted()[2]
+    }
+    var rows: [(text: String, spotlite: Double, fts5: Double, xapian: Double, hits: Int)] = []
+    var seen = Set<String>()
+    for _ in 0..<searches {
+        let queryWords = words.next()
+        let text = kind.spotlite(queryWords)
+        guard seen.insert(text).inserted else { continue }
+        var hits = 0
+        let spotliteTime = try median { hits = try session.search(text, options: options).total }
+        let ftsTime = try kind.fts5.map { query in
+            try median { _ = try fts5.search(query(queryWords).match, extra: query(queryWords).extra, orderBy: query(queryWords).order) }
+        } ?? .nan
+        let xapianTime = try kind.xapian.map { query in try median { _ = try raw.search(query(queryWords)) } } ?? .nan
+        rows.append((text, spotliteTime, ftsTime, xapianTime, hits))
+    }
+    rows.sort { $0.spotlite / $0.fts5 < $1.spotlite / $1.fts5 }
+    print("query\tmatches\tspotlite µs\tfts5 µs\traw xapian µs\tspotlite/fts5")
+    for row in rows {
+        print(String(format: "%@\t%d\t%.0f\t%.0f\t%.0f\t%.2f", row.text, row.hits, row.spotlite, row.fts5, row.xapian,
+                     row.spotlite / row.fts5))
+    }
+    let ratios = rows.map { $0.spotlite / $0.fts5 }
+    guard !ratios.isEmpty else { return }
+    print(String(format: "%d distinct queries; spotlite/fts5 p25 %.2f, p50 %.2f, p75 %.2f", ratios.count,
+                 ratios[ratios.count / 4], ratios[ratios.count / 2], ratios[ratios.count * 3 / 4]))
+}
