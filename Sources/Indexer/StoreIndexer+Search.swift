@@ -329,32 +329,34 @@ extension StoreIndexer {
         return changed ? corrected : nil
     }
 
+    /// The query parser's operators, which a spelling correction leaves alone.
+    private static let queryOperators: Set<String> = ["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"]
+
     /// Where the words a spelling correction may replace are in `text`: runs of letters and digits with at least one
     /// letter, not an operator, not part of a `field:value`, not a wildcard's stem.
     static func correctableWordRanges(_ text: String) -> [Range<String.Index>] {
-        let operators: Set<String> = ["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"]
         var ranges: [Range<String.Index>] = []
         var index = text.startIndex
         while index < text.endIndex {
-            guard !text[index].isWhitespace else {
+            guard !text[index].isWhitespaceQuick else {
                 index = text.index(after: index)
                 continue
             }
             // A token runs to the next white space (a quoted phrase's words are tokens of their own).
             var end = index
-            while end < text.endIndex, !text[end].isWhitespace { end = text.index(after: end) }
+            while end < text.endIndex, !text[end].isWhitespaceQuick { end = text.index(after: end) }
             let token = text[index..<end]
-            if !token.contains(":"), !token.contains("*") {
+            if !token.contains(where: { $0 == ":" || $0 == "*" }) {
                 var start = token.startIndex
                 while start < token.endIndex {
-                    guard token[start].isLetter || token[start].isNumber else {
+                    guard token[start].isLetterOrNumber else {
                         start = token.index(after: start)
                         continue
                     }
                     var stop = start
-                    while stop < token.endIndex, token[stop].isLetter || token[stop].isNumber { stop = token.index(after: stop) }
+                    while stop < token.endIndex, token[stop].isLetterOrNumber { stop = token.index(after: stop) }
                     let word = token[start..<stop]
-                    if word.contains(where: \.isLetter), !operators.contains(String(word)) { ranges.append(start..<stop) }
+                    if word.contains(where: \.isLetterQuick), !queryOperators.contains(String(word)) { ranges.append(start..<stop) }
                     start = stop
                 }
             }

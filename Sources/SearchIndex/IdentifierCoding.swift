@@ -105,11 +105,23 @@ public struct IdentifierCoding: Sendable, Equatable {
 
     /// The 36-character lowercase form of a UUID's 16 bytes.
     static func uuidString(_ bytes: ArraySlice<UInt8>) -> String {
-        let start = bytes.startIndex
-        return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16]
-            .map { Fingerprint.hex(Array(bytes[(start + $0.lowerBound)..<(start + $0.upperBound)])) }
-            .joined(separator: "-")
+        // Written byte by byte: every hit's identifier goes through here.
+        String(unsafeUninitializedCapacity: 36, initializingUTF8With: { text in
+            var count = 0
+            for (offset, byte) in bytes.prefix(16).enumerated() {
+                if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                    text[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                text[count] = hexDigits[Int(byte >> 4)]
+                text[count + 1] = hexDigits[Int(byte & 0x0F)]
+                count += 2
+            }
+            return count
+        })
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// Base64 with the URL alphabet and no padding, for the 16 bytes of a UUID (22 characters).

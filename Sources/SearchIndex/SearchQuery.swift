@@ -113,7 +113,7 @@ public final class SearchQueryParser {
     public func parse(_ text: String, partial: Bool = false, correctSpelling: Bool = false) throws(SearchIndexError)
         -> SearchQuery
     {
-        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+        if text.allSatisfy(\.isWhitespaceQuick) {
             throw SearchIndexError(.querySyntax, "the query is empty; type some words, or a filter such as kind:item")
         }
         try Self.checkLimits(text)
@@ -159,10 +159,10 @@ public final class SearchQueryParser {
     /// `"a b c"` for a query of two or more plain words (no operators, fields, quotes or wildcards), else nil.
     static func phraseBonus(for text: String, partial: Bool) -> String? {
         guard !partial else { return nil }
-        let words = text.split(whereSeparator: \.isWhitespace)
+        let words = text.split(whereSeparator: \.isWhitespaceQuick)
         guard words.count >= 2, words.count <= 8,
             words.allSatisfy({ word in
-                word.allSatisfy { $0.isLetter || $0.isNumber || $0 == "'" || $0 == "-" || $0 == "." }
+                word.allSatisfy { $0.isLetterOrNumber || $0 == "'" || $0 == "-" || $0 == "." }
                     && !["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"].contains(String(word)) && !word.hasPrefix("-")
             })
         else { return nil }
@@ -178,9 +178,10 @@ public final class SearchQueryParser {
         var index = text.startIndex
         while index < text.endIndex {
             let character = text[index]
-            if character == "-", previous.isWhitespace || previous == "(" {
-                let rest = text[text.index(after: index)...]
-                if filterFields.contains(where: { rest.lowercased().hasPrefix($0 + ":") }) {
+            if character == "-", previous.isWhitespaceQuick || previous == "(" {
+                // The longest field and its colon: lowercasing more of the text would cost its length at each `-`.
+                let rest = text[text.index(after: index)...].prefix(9).lowercased()
+                if filterFields.contains(where: { rest.hasPrefix($0 + ":") }) {
                     result += "NOT "
                     previous = " "
                     index = text.index(after: index)

@@ -138,6 +138,11 @@ public enum TextNormalizer {
     /// between letters and digits, at the dots of a dotted number and at underscores. One part (the word itself) for
     /// a plain word.
     public static func compoundParts(_ word: String) -> [String] {
+        asciiCompoundParts(word) ?? unicodeCompoundParts(word)
+    }
+
+    /// ``compoundParts(_:)`` by Unicode's character properties, for any text.
+    static func unicodeCompoundParts(_ word: String) -> [String] {
         let characters = Array(word)
         var parts: [String] = []
         var current = ""
@@ -166,15 +171,48 @@ public enum TextNormalizer {
         return parts
     }
 
+    /// ``compoundParts(_:)`` read from the bytes, for words of printable ASCII (nil for any other): the same rules,
+    /// with `a`–`z` lowercase, `A`–`Z` uppercase and `0`–`9` numbers, as the standard library has them for ASCII.
+    static func asciiCompoundParts(_ word: String) -> [String]? {
+        let bytes = Array(word.utf8)
+        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+        if bytes.allSatisfy(\.isASCIILowercase) { return word.isEmpty ? [] : [word] }
+        var parts: [String] = []
+        var start = 0  // of the part being read, which runs to the byte before `index`
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") {
+                if start < index { parts.append(String(decoding: bytes[start..<index], as: UTF8.self)) }
+                start = index + 1
+                continue
+            }
+            guard start < index else { continue }
+            let previous = bytes[index - 1]
+            let next: UInt8? = index + 1 < bytes.count ? bytes[index + 1] : nil
+            let afterNext: UInt8? = index + 2 < bytes.count ? bytes[index + 2] : nil
+            let plural = next == UInt8(ascii: "s") && !(afterNext?.isASCIILowercase ?? false)
+            let boundary =
+                (previous.isASCIILowercase && byte.isASCIIUppercase)
+                || (previous.isASCIIUppercase && byte.isASCIIUppercase && (next?.isASCIILowercase ?? false) && !plural)
+                || (previous.isASCIIDigit != byte.isASCIIDigit)
+            if boundary {
+                parts.append(String(decoding: bytes[start..<index], as: UTF8.self))
+                start = index
+            }
+        }
+        if start < bytes.count { parts.append(String(decoding: bytes[start...], as: UTF8.self)) }
+        return parts
+    }
+
     /// Whether `character` continues the word being read (`token`) when `next` follows it: a letter or digit, an
     /// underscore between letters or digits, or a dot between digits (a dotted number). The one rule of what a word
     /// is, for the index (``asciiIndexed(_:)`` applies it to bytes) and for queries alike: a word never ends in an
     /// underscore or a dot.
     static func isTokenCharacter(_ character: Character, in token: String, before next: Character?) -> Bool {
-        if character.isLetter || character.isNumber { return true }
-        let nextIsWord = next.map { $0.isLetter || $0.isNumber } ?? false
+        if character.isLetterOrNumber { return true }
+        let nextIsWord = next?.isLetterOrNumber ?? false
         if character == "_" { return !token.isEmpty && nextIsWord }
-        return character == "." && (token.last?.isNumber ?? false) && (next?.isNumber ?? false)
+        return character == "." && (token.last?.isNumberQuick ?? false) && (next?.isNumberQuick ?? false)
     }
 
     /// Whether any word of `text` is a compound (a fast check before rewriting anything).
@@ -251,13 +289,13 @@ extension TextNormalizer {
             if !quoted, index > 0, characters[index - 1] == ":",
                 characters[index...].starts(with: "tracker://")
             {
-                while index < characters.count, !characters[index].isWhitespace, characters[index] != ")" {
+                while index < characters.count, !characters[index].isWhitespaceQuick, characters[index] != ")" {
                     out.append(characters[index])
                     index += 1
                 }
                 continue
             }
-            guard character.isLetter || character.isNumber else {
+            guard character.isLetterOrNumber else {
                 out.append(character)
                 index += 1
                 continue
@@ -274,7 +312,7 @@ extension TextNormalizer {
             let before = index > 0 ? characters[index - 1] : " "
             let after = end < characters.count ? characters[end] : " "
             let attached = before == ":" || before == "+" || before == "-" || after == "*" || after == ":"
-                || (before.isLetter || before.isNumber)
+                || before.isLetterOrNumber
             // Words are lowercased, operators kept: Xapian stems only words written in lowercase, and a word at
             // the start of a title-cased sentence ("Fixes") should find "fix" as FTS5's porter does.
             let filterValue = before == ":" && !textFields.contains(fieldName(characters, endingAt: index - 1))
@@ -301,7 +339,7 @@ extension TextNormalizer {
     /// The field name before the colon at `colon`.
     static func fieldName(_ characters: [Character], endingAt colon: Int) -> String {
         var start = colon
-        while start > 0, characters[start - 1].isLetter { start -= 1 }
+        while start > 0, characters[start - 1].isLetterQuick { start -= 1 }
         return String(characters[start..<colon]).lowercased()
     }
 
@@ -315,12 +353,12 @@ extension TextNormalizer {
         func word(from index: Int, step: Int) -> String {
             var position = index
             while position >= 0, position < characters.count,
-                characters[position].isWhitespace || characters[position] == "(" || characters[position] == ")"
+                characters[position].isWhitespaceQuick || characters[position] == "(" || characters[position] == ")"
             {
                 position += step
             }
             var letters: [Character] = []
-            while position >= 0, position < characters.count, characters[position].isLetter {
+            while position >= 0, position < characters.count, characters[position].isLetterQuick {
                 letters.append(characters[position])
                 position += step
             }

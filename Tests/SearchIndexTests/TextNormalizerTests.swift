@@ -41,6 +41,31 @@ import TestSupport
             #expect(TextNormalizer.asciiIndexed(text) == TextNormalizer.characterIndexed(text), "\(text.debugDescription)")
         }
     }
+
+    /// A query's compound words are split from their bytes when they are ASCII (`HTTPServer`, `IDsFor`, `9.4_x`).
+    @Test func compoundPartsFromBytesAreThePartsFromCharacters() async {
+        await propertyCheck(count: 2_000, input: Self.asciiText) { text in
+            #expect(
+                TextNormalizer.asciiCompoundParts(text) == TextNormalizer.unicodeCompoundParts(text),
+                "\(text.debugDescription)")
+        }
+        #expect(TextNormalizer.asciiCompoundParts("Zürich") == nil)
+        #expect(TextNormalizer.compoundParts("ZürichHauptbahnhof") == ["Zürich", "Hauptbahnhof"])
+    }
+
+    /// The quick character classes a query is read with answer what the standard library's do, for every ASCII
+    /// character, `"\r\n"` and a few others.
+    @Test func quickCharacterClassesAreTheStandardOnes() {
+        let characters = (0..<128).map { Character(Unicode.Scalar(UInt8($0))) }
+            + ["\r\n", "é", "ß", "٣", "Ⅻ", "\u{00A0}", "\u{2028}", "\u{3000}", "e\u{301}", "中", "🙂"]
+        for character in characters {
+            let name = character.unicodeScalars.map { String($0.value, radix: 16) }
+            #expect(character.isLetterOrNumber == (character.isLetter || character.isNumber), "\(name)")
+            #expect(character.isLetterQuick == character.isLetter, "\(name)")
+            #expect(character.isNumberQuick == character.isNumber, "\(name)")
+            #expect(character.isWhitespaceQuick == character.isWhitespace, "\(name)")
+        }
+    }
 }
 
 @Suite struct TitleCollationTests {
