@@ -80,6 +80,57 @@ import TestSupport
         #expect(try reader.search(filter, SearchRequest(limit: 20)).hits.map(\.uniqueIdentifier) == latestFirst)
     }
 
+    /// Sorted by a value, hits go by that value and what it leaves tied by index order, latest first (as with equal
+    /// scores), however well each matches; each hit still has the score a search by relevance gives it, and the
+    /// matches and their count are the same.
+    @Test func aSortByValueKeepsScoresAndBreaksTiesByIndexOrder() throws {
+        let index = try SearchableIndex(path: path)
+        let added = (0..<24).map { ($0 * 5) % 24 }
+        try index.indexSearchableItems(added.map { number in
+            // Three modification times, so most values tie; how well an item matches varies across each tie.
+            let words = Array(repeating: "leak", count: 1 + number % 4).joined(separator: " ")
+            let detail = number % 3 == 0 ? "pipe leak under the sink " + words : "the pipe under the sink " + words
+            return SearchableItem(
+                uniqueIdentifier: String(format: "id-%02d", number), domainIdentifier: "home",
+                attributeSet: SearchableItemAttributeSet(
+                    title: number % 2 == 0 ? "Pipe leak" : "Kitchen pipe", contentDescription: detail,
+                    containerTitle: "Home", priority: 1 + number % 3, createdAt: 1_700_000_000 + Int64(number % 2),
+                    modifiedAt: 1_700_000_000 + Int64(number % 3) * 60))
+        })
+        let reader = try SearchReader(path: path)
+        let query = try SearchQueryParser().parse("pipe leak")
+        let byRelevance = try reader.search(query, SearchRequest(limit: 100))
+        let scores = Dictionary(uniqueKeysWithValues: byRelevance.hits.map { ($0.uniqueIdentifier, $0.score) })
+        #expect(byRelevance.hits.count == 24)
+        #expect(Set(scores.values).count > 3)  // the ties below are not ties of score
+        let position = Dictionary(uniqueKeysWithValues: added.enumerated().map { (String(format: "id-%02d", $1), $0) })
+        func number(_ id: String) -> Int { Int(id.dropFirst(3))! }
+        for sort in [SearchSort.modified, .priority] {
+            let sorted = try reader.search(query, SearchRequest(limit: 100, sort: sort))
+            #expect(sorted.total == byRelevance.total)
+            #expect(Set(sorted.hits.map(\.uniqueIdentifier)) == Set(scores.keys))
+            func key(_ id: String) -> [Int] {
+                let n = number(id)
+                return sort == .modified ? [n % 3] : [1 + n % 3, n % 2]
+            }
+            for (earlier, later) in zip(sorted.hits, sorted.hits.dropFirst()) {
+                let (a, b) = (key(earlier.uniqueIdentifier), key(later.uniqueIdentifier))
+                #expect(a.lexicographicallyPrecedes(b) == false, "\(sort): \(earlier.uniqueIdentifier) before \(later.uniqueIdentifier)")
+                if a == b {
+                    #expect(position[earlier.uniqueIdentifier]! > position[later.uniqueIdentifier]!, "\(sort): tie order")
+                }
+            }
+            for hit in sorted.hits {
+                #expect(abs(hit.score - scores[hit.uniqueIdentifier]!) < 1e-9, "\(sort): \(hit.uniqueIdentifier)")
+            }
+            // Pages are cut from the same order.
+            for offset in [0, 5, 11] {
+                let page = try reader.search(query, SearchRequest(offset: offset, limit: 6, sort: sort)).hits
+                #expect(page == Array(sorted.hits.dropFirst(offset).prefix(6)), "\(sort) from \(offset)")
+            }
+        }
+    }
+
     @Test func aBatchAndItsClientStateCommitTogetherOrNotAtAll() throws {
         let index = try SearchableIndex(path: path)
         #expect(try index.fetchLastClientState() == nil)
