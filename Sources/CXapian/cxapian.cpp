@@ -46,6 +46,8 @@ struct cxapian_database {
     /// The databases `database` combines, when it combines several (they share its state: reopening it reopens
     /// them): facets are counted in each, since a match spy is not told which one a document is in.
     std::vector<Xapian::Database> parts;
+    /// The title-word counts of `database` for the ranking's title similarity, when its searches ask for them.
+    cxapian::TitleWordsCache title_words;
 };
 
 struct cxapian_writable_database {
@@ -1086,6 +1088,9 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     cxapian::FieldedRanking fielded_ranking{ranking.k1, ranking.b, ranking.title_bonus,
                                             ranking.title_prefix != nullptr ? ranking.title_prefix : "",
                                             ranking.title_match, ranking.title_words_slot};
+    if (options->title_words_table && ranking.title_match > 0 && database->database.size() == 1) {
+        fielded_ranking.title_words = database->title_words.get(database->database, ranking.title_words_slot);
+    }
     const cxapian::FieldedQuery fielded =
         cxapian::rewrite_for_fields(query->query, bonus, database->database, fielded_ranking);
     result->highlight_query = query->query;

@@ -181,20 +181,69 @@ double WordSource::get_weight() const {
 
 std::string WordSource::get_description() const { return "WordSource(" + detail_ + " " + title_ + ")"; }
 
+// ---- TitleWords ----
+
+TitleWords::TitleWords(const Xapian::Database &database, Xapian::valueno slot) : revision_(database.get_revision()) {
+    counts_.assign(static_cast<size_t>(database.get_lastdocid()) + 1, 0);
+    const auto end = database.valuestream_end(slot);
+    for (auto value = database.valuestream_begin(slot); value != end; ++value) {
+        const Xapian::docid did = value.get_docid();
+        if (did >= counts_.size()) continue;
+        const double words = Xapian::sortable_unserialise(*value);
+        // Exactly what the value says, or `unknown` (read from the stream again) for anything a table cannot hold.
+        counts_[did] = words >= 0 && words < unknown && words == static_cast<double>(static_cast<uint16_t>(words))
+                           ? static_cast<uint16_t>(words)
+                           : unknown;
+    }
+}
+
+std::shared_ptr<const TitleWords> TitleWordsCache::get(const Xapian::Database &database, Xapian::valueno slot) {
+    const Xapian::rev revision = database.get_revision();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (table_ && table_->revision() == revision) return table_;
+    if (!seen_once_ || seen_ != revision) {
+        seen_once_ = true;
+        seen_ = revision;
+        table_.reset();
+        return nullptr;
+    }
+    // Two bytes per docid ever used: not for an index whose docids are mostly holes (documents deleted since its
+    // last rebuild), where the table would be mostly empty.
+    if (database.get_lastdocid() > 4 * uint64_t(database.get_doccount()) + 4096) return nullptr;
+    table_ = std::make_shared<const TitleWords>(database, slot);
+    return table_;
+}
+
+namespace {
+
+/// A document's number of distinct title words from the value stream `words` (moved forward to `did`).
+double title_words_from_stream(Xapian::ValueIterator &words, const Xapian::ValueIterator &end, Xapian::docid did) {
+    if (words != end && words.get_docid() < did) words.skip_to(did);
+    if (words != end && words.get_docid() == did) return Xapian::sortable_unserialise(*words);
+    return 0;
+}
+
+}  // namespace
+
 // ---- TitleMatchSource ----
 
 TitleMatchSource::TitleMatchSource(std::vector<std::string> terms, std::vector<double> idfs, Xapian::valueno slot,
-                                   double weight)
-    : terms_(std::move(terms)), idfs_(std::move(idfs)), slot_(slot), weight_(weight) {
+                                   double weight, std::shared_ptr<const TitleWords> table)
+    : terms_(std::move(terms)), idfs_(std::move(idfs)), slot_(slot), weight_(weight), table_(std::move(table)) {
     for (double idf : idfs_) total_idf_ += idf;
 }
 
-TitleMatchSource *TitleMatchSource::clone() const { return new TitleMatchSource(terms_, idfs_, slot_, weight_); }
+TitleMatchSource *TitleMatchSource::clone() const {
+    return new TitleMatchSource(terms_, idfs_, slot_, weight_, table_);
+}
 
 void TitleMatchSource::init(const Xapian::Database &database) {
     open(database, terms_);
     title_words_ = database.valuestream_begin(slot_);
     title_words_end_ = database.valuestream_end(slot_);
+    // The table is of one database at one revision: one made for another (a part of a multi-database, a reader
+    // reopened since) is not used.
+    use_table_ = table_ && database.size() == 1 && table_->revision() == database.get_revision();
     set_maxweight(weight_);
 }
 
@@ -206,11 +255,10 @@ double TitleMatchSource::get_weight() const {
         ++matched;
         matched_idf += term < idfs_.size() ? idfs_[term] : 1;
     });
-    double title_words = 0;
-    if (title_words_ != title_words_end_ && title_words_.get_docid() < current) title_words_.skip_to(current);
-    if (title_words_ != title_words_end_ && title_words_.get_docid() == current) {
-        title_words = Xapian::sortable_unserialise(*title_words_);
-    }
+    const uint16_t count = use_table_ ? table_->count(current) : TitleWords::unknown;
+    const double title_words = count != TitleWords::unknown
+                                   ? static_cast<double>(count)
+                                   : title_words_from_stream(title_words_, title_words_end_, current);
     return similarity(matched, matched_idf, title_words, terms_.size(), total_idf_, weight_);
 }
 
@@ -246,13 +294,16 @@ std::vector<double> weigh_title_match(const Xapian::Database &database, const st
     }
     auto title_words = database.valuestream_begin(ranking.title_words_slot);
     const auto title_words_end = database.valuestream_end(ranking.title_words_slot);
+    const TitleWords *table = ranking.title_words && database.size() == 1
+                                      && ranking.title_words->revision() == database.get_revision()
+                                  ? ranking.title_words.get()
+                                  : nullptr;
     for (size_t d = 0; d < documents.size(); ++d) {
         if (matched[d] == 0) continue;  // the source matches titles holding a query word only
-        double words = 0;
-        if (title_words != title_words_end && title_words.get_docid() < documents[d]) title_words.skip_to(documents[d]);
-        if (title_words != title_words_end && title_words.get_docid() == documents[d]) {
-            words = Xapian::sortable_unserialise(*title_words);
-        }
+        const uint16_t count = table ? table->count(documents[d]) : TitleWords::unknown;
+        const double words = count != TitleWords::unknown
+                                 ? static_cast<double>(count)
+                                 : title_words_from_stream(title_words, title_words_end, documents[d]);
         weights[d] = TitleMatchSource::similarity(matched[d], matched_idf[d], words, terms.size(), total_idf,
                                                   ranking.title_match);
     }
@@ -922,7 +973,8 @@ FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query 
     fielded.title_idfs = rewriter.title_idfs();
     if (ranking.title_match > 0 && !words.empty()) {
         auto *similarity =
-            new TitleMatchSource(words, rewriter.title_idfs(), ranking.title_words_slot, ranking.title_match);
+            new TitleMatchSource(words, rewriter.title_idfs(), ranking.title_words_slot, ranking.title_match,
+                                 ranking.title_words);
         fielded.title_match = Xapian::Query(similarity->release());
     }
     return fielded;

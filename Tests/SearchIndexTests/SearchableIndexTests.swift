@@ -131,6 +131,43 @@ import TestSupport
         }
     }
 
+    /// A reader kept for many searches reads the title similarity's word counts from a table (made on its second
+    /// search at a revision); its hits and scores are exactly those of a reader that seeks through the value slot,
+    /// before and after the index changes under it (titles made longer and shorter, documents added and deleted).
+    @Test func titleWordTablesRankAsTheValueSlotDoes() throws {
+        let index = try SearchableIndex(path: path)
+        let words = ["pipe", "leak", "sink", "tap", "washer", "kitchen", "valve", "drain", "seal", "hose"]
+        func item(_ number: Int, titleWords: Int) -> SearchableItem {
+            let title = (0..<titleWords).map { words[(number + $0 * 3) % words.count] + ($0 >= words.count ? "\($0)" : "") }
+            return Self.item(
+                String(format: "id-%03d", number), title: title.joined(separator: " "),
+                detail: (0..<(5 + number % 7)).map { words[(number * 7 + $0) % words.count] }.joined(separator: " "))
+        }
+        try index.indexSearchableItems((0..<120).map { item($0, titleWords: 1 + $0 % 9) })
+        let plain = try SearchReader(path: path)
+        let kept = try SearchReader(path: path)
+        kept.keepsTitleWordCounts = true
+        let queries = ["pipe", "leak sink", "washer OR valve", "tap kitchen drain", "\"seal hose\"", "pipe is:open"]
+        func expectSame(_ when: String) throws {
+            for text in queries {
+                let query = try SearchQueryParser().parse(text)
+                let expected = try plain.search(query, SearchRequest(limit: 200)).hits
+                #expect(!expected.isEmpty, "\(text)")
+                for round in 0..<3 {  // the table is made on the second search
+                    let hits = try kept.search(query, SearchRequest(limit: 200)).hits
+                    #expect(hits == expected, "\(when), \(text), round \(round)")
+                }
+            }
+        }
+        try expectSame("first revision")
+        try index.indexSearchableItems((0..<60).map { item($0 * 2, titleWords: 9 - $0 % 9) })  // titles change length
+        try index.indexSearchableItems((120..<150).map { item($0, titleWords: 1 + $0 % 20) })
+        try index.deleteSearchableItems(withIdentifiers: (0..<20).map { String(format: "id-%03d", $0 * 3) })
+        try plain.reopen()
+        try kept.reopen()
+        try expectSame("after changes")
+    }
+
     @Test func aBatchAndItsClientStateCommitTogetherOrNotAtAll() throws {
         let index = try SearchableIndex(path: path)
         #expect(try index.fetchLastClientState() == nil)

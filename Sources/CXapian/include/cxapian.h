@@ -362,6 +362,10 @@ typedef struct {
      *  Enquire::set_collapse_key with one per key); the counts are then of distinct values. */
     bool collapse;
     uint32_t collapse_slot;
+    /** With the fielded ranking on a single database: read the title similarity's word counts from a table of the
+     *  database handle's, made for its current revision on first use and kept until it moves on (one pass over the
+     *  value stream: worth it for a reader that searches again, not for a single search). */
+    bool title_words_table;
 } cxapian_enquire_options;
 
 bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,
