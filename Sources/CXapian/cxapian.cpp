@@ -1106,7 +1106,8 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     const bool one_part = database->database.size() == 1;
     if (!by_relevance && one_part && !options->collapse) {
         match_by_value(database->database, query->query, fielded, weight, options, *result);
-    } else if (options->rescore_window > 0 && one_part && by_relevance && extras && page_end <= uint64_t(options->rescore_window) * 10) {
+    } else if (options->rescore_window > 0 && one_part && by_relevance && extras
+               && page_end <= uint64_t(options->rescore_window) * 10) {
         const auto window = static_cast<Xapian::doccount>(std::max<uint64_t>(options->rescore_window, page_end));
         match_rescored(database->database, fielded, fielded_ranking, weight, options, window, *result);
     } else {

@@ -170,7 +170,7 @@ class TitleWords {
 /// The title-word table of one reader, made for the revision it reads; safe to use from several threads.
 ///
 /// A table is made on the second search at a revision, not the first: reading the stream costs several searches'
-/// worth of seeks (at 100k items about 1 ms), which a reader that searches once, or whose index moves on after each
+/// worth of seeks (1.5–2 ms at 100k items), which a reader that searches once, or whose index moves on after each
 /// search, would pay for nothing.
 class TitleWordsCache {
   public:
