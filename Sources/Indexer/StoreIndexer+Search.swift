@@ -329,9 +329,6 @@ extension StoreIndexer {
         return changed ? corrected : nil
     }
 
-    /// The query parser's operators, which a spelling correction leaves alone.
-    private static let queryOperators: Set<String> = ["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"]
-
     /// Where the words a spelling correction may replace are in `text`: runs of letters and digits with at least one
     /// letter, not an operator, not part of a `field:value`, not a wildcard's stem.
     static func correctableWordRanges(_ text: String) -> [Range<String.Index>] {
@@ -356,7 +353,9 @@ extension StoreIndexer {
                     var stop = start
                     while stop < token.endIndex, token[stop].isLetterOrNumber { stop = token.index(after: stop) }
                     let word = token[start..<stop]
-                    if word.contains(where: \.isLetterQuick), !queryOperators.contains(String(word)) { ranges.append(start..<stop) }
+                    if word.contains(where: \.isLetterQuick), !TextNormalizer.queryOperators.contains(String(word)) {
+                        ranges.append(start..<stop)
+                    }
                     start = stop
                 }
             }

@@ -19,10 +19,12 @@ enum Fingerprint {
         (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
     }
 
+    /// Lowercase hexadecimal digits, by value.
+    static let hexDigits = Array("0123456789abcdef".utf8)
+
     /// The hex of a fingerprint kept as ``bytes(_:)`` (any other value as its bytes in hex).
     static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
+        String(decoding: bytes.flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 0x0F)]] }, as: UTF8.self)
     }
 
     static func hex(_ value: UInt64) -> String { hex(bytes(value)) }

@@ -113,15 +113,13 @@ public struct IdentifierCoding: Sendable, Equatable {
                     text[count] = UInt8(ascii: "-")
                     count += 1
                 }
-                text[count] = hexDigits[Int(byte >> 4)]
-                text[count + 1] = hexDigits[Int(byte & 0x0F)]
+                text[count] = Fingerprint.hexDigits[Int(byte >> 4)]
+                text[count + 1] = Fingerprint.hexDigits[Int(byte & 0x0F)]
                 count += 2
             }
             return count
         })
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// Base64 with the URL alphabet and no padding, for the 16 bytes of a UUID (22 characters).

@@ -163,7 +163,7 @@ public final class SearchQueryParser {
         guard words.count >= 2, words.count <= 8,
             words.allSatisfy({ word in
                 word.allSatisfy { $0.isLetterOrNumber || $0 == "'" || $0 == "-" || $0 == "." }
-                    && !["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"].contains(String(word)) && !word.hasPrefix("-")
+                    && !TextNormalizer.queryOperators.contains(String(word)) && !word.hasPrefix("-")
             })
         else { return nil }
         return "\"" + words.joined(separator: " ") + "\""

@@ -85,9 +85,6 @@ public enum TextNormalizer {
 
     /// ``compoundParts(_:)`` of an ASCII word.
     static func asciiParts(_ word: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        func isLower(_ byte: UInt8) -> Bool { byte >= 0x61 && byte <= 0x7A }
-        func isUpper(_ byte: UInt8) -> Bool { byte >= 0x41 && byte <= 0x5A }
-        func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
         var parts: [ArraySlice<UInt8>] = []
         var partStart = word.startIndex
         var index = word.startIndex
@@ -101,10 +98,10 @@ public enum TextNormalizer {
                 let next = index + 1 < word.endIndex ? word[index + 1] : 0
                 let afterNext = index + 2 < word.endIndex ? word[index + 2] : 0
                 // `APIs`, `IDsFor`: an acronym's plural `s` stays with it.
-                let plural = next == 0x73 && !isLower(afterNext)
-                if (isLower(previous) && isUpper(byte))
-                    || (isUpper(previous) && isUpper(byte) && isLower(next) && !plural)
-                    || (isDigit(previous) != isDigit(byte))
+                let plural = next == 0x73 && !afterNext.isASCIILowercase
+                if (previous.isASCIILowercase && byte.isASCIIUppercase)
+                    || (previous.isASCIIUppercase && byte.isASCIIUppercase && next.isASCIILowercase && !plural)
+                    || (previous.isASCIIDigit != byte.isASCIIDigit)
                 {
                     parts.append(word[partStart..<index])
                     partStart = index
@@ -171,37 +168,12 @@ public enum TextNormalizer {
         return parts
     }
 
-    /// ``compoundParts(_:)`` read from the bytes, for words of printable ASCII (nil for any other): the same rules,
-    /// with `a`–`z` lowercase, `A`–`Z` uppercase and `0`–`9` numbers, as the standard library has them for ASCII.
+    /// ``compoundParts(_:)`` read from the bytes (``asciiParts(_:)``), for words of printable ASCII; nil for any other.
     static func asciiCompoundParts(_ word: String) -> [String]? {
         let bytes = Array(word.utf8)
         guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
         if bytes.allSatisfy(\.isASCIILowercase) { return word.isEmpty ? [] : [word] }
-        var parts: [String] = []
-        var start = 0  // of the part being read, which runs to the byte before `index`
-        for index in bytes.indices {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") {
-                if start < index { parts.append(String(decoding: bytes[start..<index], as: UTF8.self)) }
-                start = index + 1
-                continue
-            }
-            guard start < index else { continue }
-            let previous = bytes[index - 1]
-            let next: UInt8? = index + 1 < bytes.count ? bytes[index + 1] : nil
-            let afterNext: UInt8? = index + 2 < bytes.count ? bytes[index + 2] : nil
-            let plural = next == UInt8(ascii: "s") && !(afterNext?.isASCIILowercase ?? false)
-            let boundary =
-                (previous.isASCIILowercase && byte.isASCIIUppercase)
-                || (previous.isASCIIUppercase && byte.isASCIIUppercase && (next?.isASCIILowercase ?? false) && !plural)
-                || (previous.isASCIIDigit != byte.isASCIIDigit)
-            if boundary {
-                parts.append(String(decoding: bytes[start..<index], as: UTF8.self))
-                start = index
-            }
-        }
-        if start < bytes.count { parts.append(String(decoding: bytes[start...], as: UTF8.self)) }
-        return parts
+        return asciiParts(bytes[...]).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Whether `character` continues the word being read (`token`) when `next` follows it: a letter or digit, an
@@ -343,9 +315,12 @@ extension TextNormalizer {
         return String(characters[start..<colon]).lowercased()
     }
 
-    /// Whether `word` is one of the query parser's operators (`AND`, `OR`, `NOT`, `XOR`, `NEAR`, `ADJ`, in capitals).
+    /// The query parser's operators, in capitals as they must be typed.
+    public static let queryOperators: Set<String> = ["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"]
+
+    /// Whether `word` is one of the query parser's operators (``queryOperators``).
     static func isOperator(_ word: String, followedBy next: Character) -> Bool {
-        ["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"].contains(word)
+        queryOperators.contains(word)
     }
 
     /// Whether the word before `start` or after `end` (skipping spaces and parentheses) is the operator OR or XOR.
