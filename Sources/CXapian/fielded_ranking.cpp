@@ -214,16 +214,20 @@ std::shared_ptr<const TitleWords> TitleWordsCache::get(const Xapian::Database &d
     return table_;
 }
 
-namespace {
-
-/// A document's number of distinct title words from the value stream `words` (moved forward to `did`).
-double title_words_from_stream(Xapian::ValueIterator &words, const Xapian::ValueIterator &end, Xapian::docid did) {
-    if (words != end && words.get_docid() < did) words.skip_to(did);
-    if (words != end && words.get_docid() == did) return Xapian::sortable_unserialise(*words);
-    return 0;
+TitleWordReader::TitleWordReader(const Xapian::Database &database, Xapian::valueno slot, const TitleWords *table)
+    : stream_(database.valuestream_begin(slot)), end_(database.valuestream_end(slot)) {
+    // A table is of one database at one revision: one made for another (a multi-database's part, a reader reopened
+    // since) is not used.
+    if (table != nullptr && database.size() == 1 && table->revision() == database.get_revision()) table_ = table;
 }
 
-}  // namespace
+double TitleWordReader::words(Xapian::docid did) {
+    const uint16_t count = table_ != nullptr ? table_->count(did) : TitleWords::unknown;
+    if (count != TitleWords::unknown) return static_cast<double>(count);
+    if (stream_ != end_ && stream_.get_docid() < did) stream_.skip_to(did);
+    if (stream_ != end_ && stream_.get_docid() == did) return Xapian::sortable_unserialise(*stream_);
+    return 0;
+}
 
 // ---- TitleMatchSource ----
 
@@ -239,11 +243,7 @@ TitleMatchSource *TitleMatchSource::clone() const {
 
 void TitleMatchSource::init(const Xapian::Database &database) {
     open(database, terms_);
-    title_words_ = database.valuestream_begin(slot_);
-    title_words_end_ = database.valuestream_end(slot_);
-    // The table is of one database at one revision: one made for another (a part of a multi-database, a reader
-    // reopened since) is not used.
-    use_table_ = table_ && database.size() == 1 && table_->revision() == database.get_revision();
+    title_words_ = TitleWordReader(database, slot_, table_.get());
     set_maxweight(weight_);
 }
 
@@ -255,11 +255,7 @@ double TitleMatchSource::get_weight() const {
         ++matched;
         matched_idf += term < idfs_.size() ? idfs_[term] : 1;
     });
-    const uint16_t count = use_table_ ? table_->count(current) : TitleWords::unknown;
-    const double title_words = count != TitleWords::unknown
-                                   ? static_cast<double>(count)
-                                   : title_words_from_stream(title_words_, title_words_end_, current);
-    return similarity(matched, matched_idf, title_words, terms_.size(), total_idf_, weight_);
+    return similarity(matched, matched_idf, title_words_.words(current), terms_.size(), total_idf_, weight_);
 }
 
 double TitleMatchSource::similarity(size_t matched, double matched_idf, double title_words, size_t count,
@@ -292,20 +288,11 @@ std::vector<double> weigh_title_match(const Xapian::Database &database, const st
             }
         }
     }
-    auto title_words = database.valuestream_begin(ranking.title_words_slot);
-    const auto title_words_end = database.valuestream_end(ranking.title_words_slot);
-    const TitleWords *table = ranking.title_words && database.size() == 1
-                                      && ranking.title_words->revision() == database.get_revision()
-                                  ? ranking.title_words.get()
-                                  : nullptr;
+    TitleWordReader title_words(database, ranking.title_words_slot, ranking.title_words.get());
     for (size_t d = 0; d < documents.size(); ++d) {
         if (matched[d] == 0) continue;  // the source matches titles holding a query word only
-        const uint16_t count = table ? table->count(documents[d]) : TitleWords::unknown;
-        const double words = count != TitleWords::unknown
-                                 ? static_cast<double>(count)
-                                 : title_words_from_stream(title_words, title_words_end, documents[d]);
-        weights[d] = TitleMatchSource::similarity(matched[d], matched_idf[d], words, terms.size(), total_idf,
-                                                  ranking.title_match);
+        weights[d] = TitleMatchSource::similarity(matched[d], matched_idf[d], title_words.words(documents[d]),
+                                                  terms.size(), total_idf, ranking.title_match);
     }
     return weights;
 }

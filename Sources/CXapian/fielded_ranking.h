@@ -185,6 +185,23 @@ class TitleWordsCache {
     bool seen_once_ = false;
 };
 
+/// Documents' numbers of distinct title words, asked for in ascending docid order: from `table` when it was read
+/// from this database at its current revision, otherwise (or for a count the table does not hold) from the value
+/// stream, moved forward from one document to the next.
+class TitleWordReader {
+  public:
+    TitleWordReader() = default;
+    TitleWordReader(const Xapian::Database &database, Xapian::valueno slot, const TitleWords *table);
+
+    /// The count for `did`, 0 for a document without one.
+    double words(Xapian::docid did);
+
+  private:
+    const TitleWords *table_ = nullptr;
+    Xapian::ValueIterator stream_;
+    Xapian::ValueIterator end_;
+};
+
 /// Adds `weight` × the Jaccard similarity of the query's words and a document's title words: |Q ∩ T| / |Q ∪ T|,
 /// where T's size is read from a value slot (the title's distinct words, sortable-serialised). Titles that say
 /// what the query says, and little else, rank first: a near-paraphrase of a bug's title is a likely duplicate, and
@@ -212,12 +229,10 @@ class TitleMatchSource : public TermListsSource {
     double total_idf_ = 0;
     Xapian::valueno slot_;
     double weight_;
-    // The database's title-word table, when the caller has one (it is used only for the database it was read from).
+    // The database's title-word table, when the caller has one (kept for clones; read through title_words_).
     std::shared_ptr<const TitleWords> table_;
-    bool use_table_ = false;
     // Moved forward by get_weight(), in step with the documents (which only increase).
-    mutable Xapian::ValueIterator title_words_;
-    Xapian::ValueIterator title_words_end_;
+    mutable TitleWordReader title_words_;
 };
 
 /// The parameters of the ranking.

@@ -363,8 +363,8 @@ typedef struct {
     bool collapse;
     uint32_t collapse_slot;
     /** With the fielded ranking on a single database: read the title similarity's word counts from a table of the
-     *  database handle's, made for its current revision on first use and kept until it moves on (one pass over the
-     *  value stream: worth it for a reader that searches again, not for a single search). */
+     *  database handle's, made on its second search at a revision and kept until the revision moves on (one pass
+     *  over the value slot: worth it for a reader that searches again, not for a single search). */
     bool title_words_table;
 } cxapian_enquire_options;
 
