@@ -24,7 +24,7 @@ struct OpenCommand: ParsableCommand {
     var browser = false
 
     func run() throws {
-        let indexer = try running { try options.openIndexer() }
+        let indexer = try running { try options.openIndexer(forReading: true) }
         let store = indexer.store
         let parsed = try running { try parseURI(uri, in: store) }
         let entity = try running { try store.entity(for: parsed) }

@@ -47,7 +47,7 @@ struct ResolveCommand: ParsableCommand {
         let selection = try stores.map { try StoreCatalog.load().select($0, defaultStore: options.storePath) }
         let router = StoreRouter(defaultPath: options.storePath, selection: selection)
         // The default store alone (the common case) is opened as before: migrations, its own errors.
-        let primary = selection == nil ? try? options.openStore() : nil
+        let primary = selection == nil ? try? options.openStore(forReading: true) : nil
         var worst: ErrorCode?
         var found: [(TrackerURI, StoreEntity)] = []
         var stored: [(store: String, alsoIn: [String])?] = []

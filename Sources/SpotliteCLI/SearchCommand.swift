@@ -120,9 +120,9 @@ struct SearchCommand: ParsableCommand {
         let outcome = try running {
             if let stores {
                 let entries = try StoreCatalog.load().select(stores, defaultStore: options.storePath)
-                return try StoreCatalog.storeSet(entries).search(text, options: search, strict: strict)
+                return try StoreCatalog.storeSet(entries, forReading: true).search(text, options: search, strict: strict)
             }
-            return try options.openIndexer().search(text, options: search)
+            return try options.openIndexer(forReading: true).search(text, options: search)
         }
         let terminal = Terminal.current
         for failure in outcome.failures {

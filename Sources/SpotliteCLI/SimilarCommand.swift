@@ -46,7 +46,7 @@ struct SimilarCommand: ParsableCommand {
         search.snippets = format != .ids
         search.onLargeBacklog = Output.largeBacklogNote
         let outcome = try running {
-            let indexer = try options.openIndexer()
+            let indexer = try options.openIndexer(forReading: true)
             return try indexer.similar(to: try parseURI(uri, in: indexer.store), options: search)
         }
         SearchCommand.printNotices(outcome)

@@ -15,7 +15,7 @@ struct StatusCommand: ParsableCommand {
     var format: ReportFormat = .text
 
     func run() throws {
-        let status = try running { try options.openIndexer().status() }
+        let status = try running { try options.openIndexer(forReading: true).status() }
         if format == .json {
             Output.line(StatusJSON.status(status).text)
             return

@@ -190,11 +190,12 @@ struct StoreCatalog {
     }
 
     /// The stores of `entries` as a ``StoreSet``, each opened (read-only for a public one, or for all with
-    /// `readOnly`) with its index in the default place for its UUID.
-    static func storeSet(_ entries: [Entry], readOnly: Bool = false) -> StoreSet {
+    /// `readOnly`; for reading, with `forReading`) with its index in the default place for its UUID.
+    static func storeSet(_ entries: [Entry], readOnly: Bool = false, forReading: Bool = false) -> StoreSet {
         StoreSet(members: entries.map { entry in
             StoreSet.Member(name: entry.name) {
-                let store = try TrackerStore.open(at: entry.path, readOnly: readOnly || entry.role == .public)
+                let store = try TrackerStore.open(
+                    at: entry.path, readOnly: readOnly || entry.role == .public, forReading: forReading)
                 return StoreIndexer(store: store, indexPath: Paths.defaultIndex(storeID: store.uuid))
             }
         })

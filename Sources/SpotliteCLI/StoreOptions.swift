@@ -20,8 +20,10 @@ struct StoreOptions: ParsableArguments {
         index ?? Paths.environment("SPOTLITE_INDEX") ?? Paths.defaultIndex(storeID: store.uuid)
     }
 
-    func openStore() throws -> TrackerStore {
-        try TrackerStore.open(at: storePath)
+    /// The store; with `forReading` (a command that only reads it), opened so that nothing is written to it
+    /// unless its schema needs a migration (``TrackerStore/open(at:readOnly:forReading:)``).
+    func openStore(forReading: Bool = false) throws -> TrackerStore {
+        try TrackerStore.open(at: storePath, forReading: forReading)
     }
 
     /// The store, for a command that writes to it: refused (exit 5, naming the store) when `stores.toml` names it
@@ -35,8 +37,8 @@ struct StoreOptions: ParsableArguments {
         return try openStore()
     }
 
-    func openIndexer() throws -> StoreIndexer {
-        let store = try openStore()
+    func openIndexer(forReading: Bool = false) throws -> StoreIndexer {
+        let store = try openStore(forReading: forReading)
         return StoreIndexer(store: store, indexPath: indexPath(for: store))
     }
 }

@@ -56,4 +56,26 @@ import TestSupport
         #expect(run("search", "roses", "--format", "ids").stdoutLines.count == 1)
         #expect(run("verify").status == 0)
     }
+
+    /// Commands that only read a store the user can write leave its file as it was, byte for byte: nothing a
+    /// sync engine or a backup would take for a change (a search used to commit a transaction of GRDB's, to set up
+    /// the write-ahead log, and SQLite wrote it back into the file when the search closed the store).
+    @Test func commandsThatOnlyReadLeaveTheStoreFileAsItWas() throws {
+        let cli = CLI.withSamples()
+        // One change the index has not applied yet: the search catches up, in the index only.
+        #expect(cli("add", "item", "--project", "Garden", "Prune the roses").status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: cli.storePath))
+        let search = cli("search", "roses", "--format", "ids")
+        #expect(search.status == 0 && search.stdoutLines.count == 1, "\(search.stderr)")
+        let uri = search.stdout.trimmingCharacters(in: .newlines)
+        #expect(cli("search", "leaking", "tap", "--format", "json").status == 0)
+        #expect(cli("resolve", uri, "--format", "ids").stdout == uri + "\n")
+        #expect(cli("similar", uri, "--format", "ids").status < 2)
+        #expect(cli("status").status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cli.storePath)) == before)
+        // The next writer and the searches after it are unaffected.
+        #expect(cli("add", "item", "--project", "Garden", "Water the roses").status == 0)
+        #expect(cli("search", "roses", "--format", "ids").stdoutLines.count == 2)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cli.storePath)) != before)
+    }
 }

@@ -59,6 +59,21 @@ import TestSupport
         #expect(integrity == "ok" && dangling.isEmpty)
     }
 
+    /// A command that only reads opens an old store as any command does: migrated, so that its triggers log what
+    /// other programs write. A current store it opens read-only, and writes nothing to it.
+    @Test func openingForReadingMigratesAnOldStoreAndWritesNothingToACurrentOne() throws {
+        let path = try storeAtV3()
+        let old = try TrackerStore.open(at: path, forReading: true)
+        #expect(!old.isReadOnly)
+        let applied = try DatabaseQueue(path: path).read { db in try Schema.migrator.appliedIdentifiers(db) }
+        #expect(applied == Set(Schema.migrator.migrations))
+
+        let current = try TrackerStore.open(at: path, forReading: true)
+        #expect(current.isReadOnly && current.uuid == old.uuid)
+        #expect(try current.read { try $0.lastChangeSequence() } == 2)
+        #expect(throws: StoreError.self) { try current.addProject(title: "Garden") }
+    }
+
     @Test func messagesGoWithWhatTheyAreOnWhoeverDeletesIt() throws {
         let store = try TrackerStore.create(at: directory.file("tracker.sqlite"))
         let home = try store.addProject(title: "Home")
