@@ -482,7 +482,7 @@ extension StoreIndexer {
     /// Waits until the index has applied every change the store had logged when called — for a watcher to
     /// catch up — up to `timeout` seconds. Returns the index's cursor if it got there, nil if not.
     public func waitUntilCurrent(timeout: TimeInterval) throws(IndexerError) -> Int64? {
-        let target = try indexer(location.root) { try store.read { try $0.lastChangeSequence() } }
+        let target = try indexer(location.root) { try store.lastChangeSequence() }
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             // A fresh reader each time: a rebuild may have swapped the generation a reopen would stay on.

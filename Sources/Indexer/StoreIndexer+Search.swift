@@ -470,20 +470,19 @@ extension StoreIndexer {
             if cursor == target { return true }
             // A watcher may have applied changes logged since the search began.
             guard cursor > target else { return false }
-            return try cursor <= store.read { try $0.lastChangeSequence() }
+            return try cursor <= store.lastChangeSequence()
         }
     }
 
-    /// Resolves hits against the store in one read transaction (one query per kind and 500 ids); drops gone rows.
+    /// Resolves hits against the store in one read (a page of items: one statement; else one query per kind and
+    /// 500 ids, in one transaction); drops gone rows.
     func resolve(_ hits: [SearchHit]) throws(IndexerError) -> (hits: [ResolvedHit], dropped: Int) {
         let uris = hits.map { hit in
             (try? TrackerURI(parsing: hit.uniqueIdentifier)).flatMap { $0.storeID == store.uuid ? $0 : nil }
         }
+        func ids(_ kind: TrackerURI.Kind) -> [String] { uris.compactMap { $0?.kind == kind ? $0!.entityID : nil } }
         let found = try indexer(location.root) {
-            try store.read { reader in
-                func ids(_ kind: TrackerURI.Kind) -> [String] { uris.compactMap { $0?.kind == kind ? $0!.entityID : nil } }
-                return try reader.entities(items: ids(.item), projects: ids(.project), messages: ids(.message))
-            }
+            try store.entities(items: ids(.item), projects: ids(.project), messages: ids(.message))
         }
         let resolved = zip(hits, uris).compactMap { hit, uri in
             uri.flatMap { uri in

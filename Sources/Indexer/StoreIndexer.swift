@@ -101,7 +101,7 @@ public final class StoreIndexer: Sendable {
 
     /// The store's newest change.
     func lastChange() throws(IndexerError) -> Int64 {
-        try indexer(location.root) { try store.read { try $0.lastChangeSequence() } }
+        try indexer(location.root) { try store.lastChangeSequence() }
     }
 
     /// Like ``catchUp(lockTimeout:batchSize:)`` but only if the lock is free right now, and only through the change

@@ -5,11 +5,15 @@ import GRDB
 
 extension Project: FetchableRecord {
     static let columns = "id, title, detail, color, closed, created_at, modified_at"
+    static let columnCount = 7
 
-    public init(row: Row) {
+    public init(row: Row) { self.init(row: row, at: 0) }
+
+    /// The project in `row`'s columns from `start` on, in the order of `columns`.
+    init(row: Row, at start: Int) {
         self.init(
-            id: row[0], title: row[1], detail: row[2], color: row[3], isClosed: row[4], createdAt: row[5],
-            modifiedAt: row[6])
+            id: row[start], title: row[start + 1], detail: row[start + 2], color: row[start + 3],
+            isClosed: row[start + 4], createdAt: row[start + 5], modifiedAt: row[start + 6])
     }
 }
 
@@ -20,6 +24,23 @@ extension Item: FetchableRecord {
         self.init(
             id: row[0], projectID: row[1], title: row[2], detail: row[3], priority: row[4], isCompleted: row[5],
             createdAt: row[6], modifiedAt: row[7])
+    }
+}
+
+/// An item and its project, from one row of a join: the item's columns, then the project's.
+struct ItemInProject: FetchableRecord {
+    static let columns = qualified(Item.columns, "items") + ", " + qualified(Project.columns, "projects")
+
+    var item: Item
+    var project: Project
+
+    init(row: Row) {
+        item = Item(row: row)
+        project = Project(row: row, at: row.count - Project.columnCount)
+    }
+
+    private static func qualified(_ columns: String, _ table: String) -> String {
+        columns.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
     }
 }
 

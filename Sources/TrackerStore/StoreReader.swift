@@ -32,6 +32,10 @@ public struct StoreReader {
         return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// The join that finds items with their projects (``ItemInProject``), ending in `… IN`.
+    static let itemsInProjects =
+        "SELECT \(ItemInProject.columns) FROM items JOIN projects ON projects.id = items.project_id WHERE items.id IN"
+
     /// Every item of these projects (in insertion order within each 500 projects).
     public func items<S: Sequence>(inProjects projectIDs: S) throws -> [Item] where S.Element == String {
         try rows(Item.self, "SELECT \(Item.columns) FROM items WHERE project_id IN", projectIDs, then: "ORDER BY rowid")
@@ -177,6 +181,14 @@ public struct StoreReader {
     public func entities(items itemIDs: [String], projects projectIDs: [String], messages messageIDs: [String])
         throws -> [TrackerURI.Kind: [String: StoreEntity]]
     {
+        if projectIDs.isEmpty, messageIDs.isEmpty {
+            // Items alone (most pages of hits): each with its project, in one statement.
+            var items: [String: StoreEntity] = [:]
+            for found in try rows(ItemInProject.self, Self.itemsInProjects, itemIDs) {
+                items[found.item.id] = .item(found.item, project: found.project)
+            }
+            return [.item: items, .project: [:], .message: [:]]
+        }
         let messages = try self.messages(ids: messageIDs)
         let items = try self.items(ids: itemIDs + messages.values.compactMap(\.itemID))
         let projects = try self.projects(
