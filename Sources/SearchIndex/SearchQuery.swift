@@ -312,13 +312,19 @@ public final class SearchQueryParser {
         guard let range = DateFilter(clock: clock).range(value) else {
             return (.invalid("\(field):\(value) is not a date; \(DateFilter.help)"), "")
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = clock.calendar.timeZone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        let from = range.lower.map { formatter.string(from: Date(timeIntervalSince1970: $0)) } ?? "the beginning"
-        let to = range.upper.map { formatter.string(from: Date(timeIntervalSince1970: $0)) } ?? "now and later"
-        let offset = clock.calendar.timeZone.secondsFromGMT(for: clock.now()) / 60
+        // Written from the calendar's fields: a DateFormatter, made for each filter, was over half of the parse of a
+        // query with a date (perf of `profile search 100000 1000 date-ranged`).
+        let calendar = clock.calendar
+        func written(_ seconds: Double) -> String {
+            let fields = calendar.dateComponents(
+                [.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: seconds))
+            return String(
+                format: "%04d-%02d-%02d %02d:%02d:%02d", fields.year ?? 0, fields.month ?? 0, fields.day ?? 0,
+                fields.hour ?? 0, fields.minute ?? 0, fields.second ?? 0)
+        }
+        let from = range.lower.map(written) ?? "the beginning"
+        let to = range.upper.map(written) ?? "now and later"
+        let offset = calendar.timeZone.secondsFromGMT(for: clock.now()) / 60
         let zone = offset == 0
             ? "UTC" : String(format: "UTC%@%02d:%02d", offset < 0 ? "-" : "+", abs(offset) / 60, abs(offset) % 60)
         return (

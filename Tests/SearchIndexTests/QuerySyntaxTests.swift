@@ -78,6 +78,19 @@ import TestSupport
         #expect(try filters(query) == [expected])
     }
 
+    /// A filter's explanation gives its bounds in the clock's zone, with that zone's offset, across a change of
+    /// daylight saving time and for the earliest year there is.
+    @Test func dateFiltersAreExplainedInTheLocalTimeZone() throws {
+        let newYork = QueryClock.fixed(Self.now, timeZone: TimeZone(identifier: "America/New_York")!)
+        func filters(_ query: String) throws -> [String] { try SearchQueryParser(clock: newYork).parse(query).filters }
+        #expect(try filters("created:2024-03-09..2024-03-10")
+            == ["created from 2024-03-09 00:00:00 to 2024-03-10 23:59:59 (UTC-04:00)"])
+        #expect(try filters("modified:today") == ["modified from 2024-06-15 00:00:00 to 2024-06-15 23:59:59 (UTC-04:00)"])
+        let kolkata = QueryClock.fixed(Self.now, timeZone: TimeZone(identifier: "Asia/Kolkata")!)
+        #expect(try SearchQueryParser(clock: kolkata).parse("created:0001..0001-01-31").filters
+            == ["created from 0001-01-01 00:00:00 to 0001-01-31 23:59:59 (UTC+05:30)"])
+    }
+
     @Test func relativeDatesFollowTheLocalTimeZone() throws {
         let tokyo = QueryClock.fixed(Self.now, timeZone: TimeZone(identifier: "Asia/Tokyo")!)
         // 12:00 UTC is 21:00 in Tokyo, still the 15th; its day starts at 15:00 UTC on the 14th.
