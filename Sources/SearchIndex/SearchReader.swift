@@ -49,10 +49,11 @@ public final class SearchReader {
     /// Whether this reads several indexes as one (``init(paths:)``): their copies of one entity are one hit.
     public let isCombined: Bool
 
-    /// Whether this reader's searches keep a table of the title-word counts the ranking reads (a pass over one value
-    /// slot, made on the second search at an index revision): for a reader kept for many searches, as a
+    /// Whether this reader's searches keep tables of the values they read for every match: the title-word counts
+    /// the ranking reads, and the sort key of a sort by `created` or `modified` (each a pass over one value slot,
+    /// made on the second search at an index revision that needs it). For a reader kept for many searches, as a
     /// `SearchSession`'s, not for one that searches once. Results are the same either way.
-    public var keepsTitleWordCounts = false
+    public var keepsTables = false
 
     /// Opens the indexes at `paths` as one (Xapian's multi-database: term statistics over all, so scores compare),
     /// for a search across stores. Hits that name the same entity (the short form of their identifiers, see
@@ -110,7 +111,7 @@ public final class SearchReader {
         options.ranking = request.ranking.fielded
         options.rescoreWindow = request.ranking.rescoreWindow
         options.timeLimit = request.timeLimit
-        options.titleWordsTable = keepsTitleWordCounts
+        options.keptTables = keepsTables
         // Counts are exact up to this many matches ("about" only beyond), and facets count every match.
         options.checkAtLeast = max(request.offset + request.limit, SearchRequest.exactTotalUpTo)
         if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }

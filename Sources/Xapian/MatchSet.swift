@@ -41,10 +41,11 @@ public struct MatchOptions: Sendable {
     /// Of the matches with equal values in this slot, only the best ranked is kept (Xapian's collapse key, one per
     /// value); the counts are then of distinct values. Nil keeps every match.
     public var collapseSlot: UInt32?
-    /// With ``ranking`` on one database: the title similarity reads word counts from a table this database handle
-    /// keeps (made on the second search at a revision, one pass over the slot), instead of seeking through the
-    /// value slot for each document. For a reader that searches again and again.
-    public var titleWordsTable = false
+    /// With ``ranking`` on one database: the title similarity's word counts, and the values of a sort by one short
+    /// key (a date, a number), come from tables this database handle keeps (each made on the second search at a
+    /// revision that needs it, one pass over its slot) instead of a seek through the value slot for each document.
+    /// For a reader that searches again and again.
+    public var keptTables = false
 
     public init() {}
 }
@@ -189,7 +190,7 @@ extension Database {
                             bonus: bonus?.handle,
                             rescore_window: UInt32(clamping: options.rescoreWindow),
                             time_limit: options.timeLimit, collapse: options.collapseSlot != nil,
-                            collapse_slot: options.collapseSlot ?? 0, title_words_table: options.titleWordsTable)
+                            collapse_slot: options.collapseSlot ?? 0, kept_tables: options.keptTables)
                         try withExtendedLifetime(bonus) { () throws(XapianError) in
                             try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
                         }

@@ -146,7 +146,7 @@ import TestSupport
         try index.indexSearchableItems((0..<120).map { item($0, titleWords: 1 + $0 % 9) })
         let plain = try SearchReader(path: path)
         let kept = try SearchReader(path: path)
-        kept.keepsTitleWordCounts = true
+        kept.keepsTables = true
         let queries = ["pipe", "leak sink", "washer OR valve", "tap kitchen drain", "\"seal hose\"", "pipe is:open"]
         func expectSame(_ when: String) throws {
             for text in queries {
@@ -163,6 +163,51 @@ import TestSupport
         try index.indexSearchableItems((0..<60).map { item($0 * 2, titleWords: 9 - $0 % 9) })  // titles change length
         try index.indexSearchableItems((120..<150).map { item($0, titleWords: 1 + $0 % 20) })
         try index.deleteSearchableItems(withIdentifiers: (0..<20).map { String(format: "id-%03d", $0 * 3) })
+        try plain.reopen()
+        try kept.reopen()
+        try expectSame("after changes")
+    }
+
+    /// A reader kept for many searches sorts by one value (`created`, `modified`) with keys from a table (made on its
+    /// second search at a revision): its pages are exactly those of a reader that reads the value slot, ties and
+    /// scores included, ascending and descending, before and after the index changes under it. Sorts it keeps no
+    /// table for (two keys, long title keys) give the same pages too.
+    @Test func sortKeyTablesSortAsTheValueSlotDoes() throws {
+        let index = try SearchableIndex(path: path)
+        func item(_ number: Int, hour: Int) -> SearchableItem {
+            SearchableItem(
+                uniqueIdentifier: String(format: "id-%03d", number), domainIdentifier: "home",
+                attributeSet: SearchableItemAttributeSet(
+                    title: "Fix pipe \(number % 7)", contentDescription: number % 3 == 0 ? "leak under the sink" : "pipe",
+                    kind: .item, containerTitle: "Home", priority: 1 + number % 3,
+                    createdAt: 1_700_000_000 + Int64(number % 11) * 86_400, modifiedAt: 1_700_000_000 + Int64(hour) * 3_600))
+        }
+        try index.indexSearchableItems((0..<150).map { item($0, hour: $0 % 13) })
+        let plain = try SearchReader(path: path)
+        let kept = try SearchReader(path: path)
+        kept.keepsTables = true
+        func expectSame(_ when: String) throws {
+            for sort in [SearchSort.created, .modified, .priority, .title] {
+                for reverse in [false, true] {
+                    for text in ["pipe", "leak sink"] {
+                        let query = try SearchQueryParser().parse(text)
+                        for (offset, limit) in [(0, 200), (5, 10)] {
+                            let request = SearchRequest(offset: offset, limit: limit, sort: sort, reverse: reverse)
+                            let expected = try plain.search(query, request).hits
+                            #expect(!expected.isEmpty, "\(text)")
+                            for round in 0..<3 {  // the table is made on the second search
+                                let hits = try kept.search(query, request).hits
+                                #expect(hits == expected, "\(when), \(sort) \(reverse) \(text) \(offset), round \(round)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        try expectSame("first revision")
+        try index.indexSearchableItems((0..<50).map { item($0 * 3, hour: 40 - $0) })  // new times, new ties
+        try index.indexSearchableItems((150..<180).map { item($0, hour: $0 % 5) })
+        try index.deleteSearchableItems(withIdentifiers: (0..<20).map { String(format: "id-%03d", $0 * 7) })
         try plain.reopen()
         try kept.reopen()
         try expectSame("after changes")

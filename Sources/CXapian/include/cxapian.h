@@ -362,10 +362,11 @@ typedef struct {
      *  Enquire::set_collapse_key with one per key); the counts are then of distinct values. */
     bool collapse;
     uint32_t collapse_slot;
-    /** With the fielded ranking on a single database: read the title similarity's word counts from a table of the
-     *  database handle's, made on its second search at a revision and kept until the revision moves on (one pass
-     *  over the value slot: worth it for a reader that searches again, not for a single search). */
-    bool title_words_table;
+    /** With the fielded ranking on a single database: read the title similarity's word counts, and a sort key (one
+     *  key, sorted by value, of at most 16 bytes a document), from tables of the database handle's, each made on its
+     *  second search at a revision that needs it and kept until the revision moves on (one pass over the value
+     *  slot: worth it for a reader that searches again, not for a single search). */
+    bool kept_tables;
 } cxapian_enquire_options;
 
 bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,
