@@ -85,37 +85,24 @@ class SortKeys {
     std::string bytes_;
 };
 
-/// The sort-key tables of one reader, one per slot, each made for the revision it reads, on the second search at
-/// that revision that sorts by the slot (as TitleWordsCache makes its table); safe to use from several threads.
+/// The sort-key tables of one reader, one per slot sorted by (see RevisionTableCache); safe to use from several
+/// threads.
 class SortKeysCache {
   public:
-    /// The table of `slot` for `database` as it is now; nullptr when this is the first such search at its revision,
-    /// when the slot holds a value too long for a table, or when the docids are mostly holes.
+    /// The table of `slot` for `database` as it is now, or nullptr (RevisionTableCache::get(); also when the slot
+    /// holds a value too long for a table).
     std::shared_ptr<const SortKeys> get(const Xapian::Database &database, Xapian::valueno slot) {
-        const Xapian::rev revision = database.get_revision();
-        std::lock_guard<std::mutex> lock(mutex_);
-        Entry &entry = entries_[slot];
-        if (entry.table && entry.table->revision() == revision) return entry.table;
-        if (!entry.seen_once || entry.seen != revision) {
-            entry = Entry{nullptr, revision, true, false};
-            return nullptr;
+        RevisionTableCache<SortKeys> *cache;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            cache = &slots_[slot];  // std::map never moves its elements
         }
-        // Four bytes per docid ever used, and the values: not for an index whose docids are mostly holes.
-        if (entry.unfit || database.get_lastdocid() > 4 * uint64_t(database.get_doccount()) + 4096) return nullptr;
-        entry.table = SortKeys::read(database, slot);
-        entry.unfit = entry.table == nullptr;
-        return entry.table;
+        return cache->get(database, [slot](const Xapian::Database &db) { return SortKeys::read(db, slot); });
     }
 
   private:
-    struct Entry {
-        std::shared_ptr<const SortKeys> table;
-        Xapian::rev seen = 0;
-        bool seen_once = false;
-        bool unfit = false;  // a value too long, at revision `seen`
-    };
     std::mutex mutex_;
-    std::map<Xapian::valueno, Entry> entries_;
+    std::map<Xapian::valueno, RevisionTableCache<SortKeys>> slots_;
 };
 
 /// Sort keys from a SortKeys table, by docid: exactly the values Xapian's sort by that slot would read.
@@ -137,6 +124,8 @@ struct cxapian_database {
     std::vector<Xapian::Database> parts;
     /// The title-word counts of `database` for the ranking's title similarity, when its searches ask for them.
     cxapian::TitleWordsCache title_words;
+    /// The documents' lengths of `database` for the ranking's WordSources, when its searches ask for them.
+    cxapian::RevisionTableCache<cxapian::DocLengths> doc_lengths;
     /// The sort keys of `database`'s sorts by one value slot, when its searches ask for them.
     cxapian::SortKeysCache sort_keys;
 };
@@ -1195,8 +1184,15 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     cxapian::FieldedRanking fielded_ranking{ranking.k1, ranking.b, ranking.title_bonus,
                                             ranking.title_prefix != nullptr ? ranking.title_prefix : "",
                                             ranking.title_match, ranking.title_words_slot};
-    if (options->kept_tables && ranking.title_match > 0 && database->database.size() == 1) {
-        fielded_ranking.title_words = database->title_words.get(database->database, ranking.title_words_slot);
+    if (options->kept_tables && database->database.size() == 1) {
+        if (ranking.title_match > 0) {
+            const Xapian::valueno slot = ranking.title_words_slot;
+            fielded_ranking.title_words = database->title_words.get(database->database, [slot](const auto &db) {
+                return std::make_shared<const cxapian::TitleWords>(db, slot);
+            });
+        }
+        fielded_ranking.doc_lengths = database->doc_lengths.get(
+            database->database, [](const auto &db) { return std::make_shared<const cxapian::DocLengths>(db); });
     }
     const cxapian::FieldedQuery fielded =
         cxapian::rewrite_for_fields(query->query, bonus, database->database, fielded_ranking);

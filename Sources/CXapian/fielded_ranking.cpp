@@ -147,24 +147,29 @@ std::string TitleBonusSource::get_description() const {
 // ---- WordSource ----
 
 WordSource::WordSource(std::string detail, std::string title, double idf, double k1, double b, double title_bonus,
-                       double average_length)
-    : detail_(std::move(detail)), title_(std::move(title)), idf_(idf), k1_(k1), b_(b), title_bonus_(title_bonus),
-      average_length_(std::max(1.0, average_length)) {}
+                       double average_length, std::shared_ptr<const DocLengths> lengths)
+    : lengths_(std::move(lengths)), detail_(std::move(detail)), title_(std::move(title)), idf_(idf), k1_(k1), b_(b),
+      title_bonus_(title_bonus), average_length_(std::max(1.0, average_length)) {}
 
 WordSource *WordSource::clone() const {
-    return new WordSource(detail_, title_, idf_, k1_, b_, title_bonus_, average_length_);
+    return new WordSource(detail_, title_, idf_, k1_, b_, title_bonus_, average_length_, lengths_);
 }
 
 void WordSource::init(const Xapian::Database &database) {
     // `database` is one part of a multi-database: the average length stays the whole's, given when made.
     open(database, {detail_, title_});
+    // A table is of one database at one revision: not of a multi-database's part, nor of a reader reopened since.
+    lengths_here_ = lengths_ && database.size() == 1 && lengths_->revision() == database.get_revision()
+                        ? lengths_.get()
+                        : nullptr;
     // BM25 tends to idf × (k1 + 1) as tf grows.
     set_maxweight(idf_ * (k1_ + 1) + title_bonus_);
 }
 
 double WordSource::get_weight() const {
     double tf = 0;
-    double length = 0;
+    const uint32_t known = lengths_here_ != nullptr ? lengths_here_->length(get_docid()) : DocLengths::unknown;
+    double length = known != DocLengths::unknown ? static_cast<double>(known) : -1;
     bool in_title = false;
     for_each_posting([&](size_t term, const Xapian::PostingIterator &posting) {
         if (term == 0) {
@@ -173,7 +178,7 @@ double WordSource::get_weight() const {
             in_title = true;
             tf += 1;
         }
-        length = posting.get_doclength();
+        if (length < 0) length = posting.get_doclength();
     });
     if (tf == 0) return 0;
     return idf_ * FieldedBM25Weight::saturation(tf, length, average_length_, k1_, b_) + (in_title ? title_bonus_ : 0);
@@ -197,21 +202,16 @@ TitleWords::TitleWords(const Xapian::Database &database, Xapian::valueno slot) :
     }
 }
 
-std::shared_ptr<const TitleWords> TitleWordsCache::get(const Xapian::Database &database, Xapian::valueno slot) {
-    const Xapian::rev revision = database.get_revision();
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (table_ && table_->revision() == revision) return table_;
-    if (!seen_once_ || seen_ != revision) {
-        seen_once_ = true;
-        seen_ = revision;
-        table_.reset();
-        return nullptr;
+DocLengths::DocLengths(const Xapian::Database &database) : revision_(database.get_revision()) {
+    lengths_.assign(static_cast<size_t>(database.get_lastdocid()) + 1, unknown);
+    // The list of every document (the posting list of the empty term), its lengths read in order.
+    const auto end = database.postlist_end(std::string());
+    for (auto posting = database.postlist_begin(std::string()); posting != end; ++posting) {
+        const Xapian::docid did = *posting;
+        if (did >= lengths_.size()) continue;
+        const Xapian::termcount length = posting.get_doclength();
+        lengths_[did] = length < unknown ? static_cast<uint32_t>(length) : unknown;
     }
-    // Two bytes per docid ever used: not for an index whose docids are mostly holes (documents deleted since its
-    // last rebuild), where the table would be mostly empty.
-    if (database.get_lastdocid() > 4 * uint64_t(database.get_doccount()) + 4096) return nullptr;
-    table_ = std::make_shared<const TitleWords>(database, slot);
-    return table_;
 }
 
 TitleWordReader::TitleWordReader(const Xapian::Database &database, Xapian::valueno slot, const TitleWords *table)
@@ -611,7 +611,7 @@ class Rewriter {
         if (either == 0) return bonus({title}, word_idf);  // matches nothing, as the pair did
         auto *source =
             new WordSource(detail, title, word_idf, ranking_.k1, ranking_.b, ranking_.title_bonus * word_idf,
-                           database_.get_avlength());
+                           database_.get_avlength(), ranking_.doc_lengths);
         // The source alone: the rewritten query names no terms, so snippets highlight from the parsed query
         // (cxapian_mset_snippet). Keeping the detail term here, weightless, cost a walk of its posting list per
         // word: 14 % of a two-word search's time at 100k items.

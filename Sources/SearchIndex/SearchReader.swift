@@ -49,9 +49,9 @@ public final class SearchReader {
     /// Whether this reads several indexes as one (``init(paths:)``): their copies of one entity are one hit.
     public let isCombined: Bool
 
-    /// Whether this reader's searches keep tables of the values they read for every match: the title-word counts
-    /// the ranking reads, and the sort key of a sort by `created` or `modified` (each a pass over one value slot,
-    /// made on the second search at an index revision that needs it). For a reader kept for many searches, as a
+    /// Whether this reader's searches keep tables of what they read for every match: the documents' lengths and
+    /// title-word counts the ranking reads, and the sort key of a sort by `created` or `modified` (each one pass
+    /// over the index, made on the second search at an index revision that needs it). For a reader kept for many searches, as a
     /// `SearchSession`'s, not for one that searches once. Results are the same either way.
     public var keepsTables = false
 

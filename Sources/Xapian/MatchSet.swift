@@ -41,10 +41,10 @@ public struct MatchOptions: Sendable {
     /// Of the matches with equal values in this slot, only the best ranked is kept (Xapian's collapse key, one per
     /// value); the counts are then of distinct values. Nil keeps every match.
     public var collapseSlot: UInt32?
-    /// With ``ranking`` on one database: the title similarity's word counts, and the values of a sort by one short
-    /// key (a date, a number), come from tables this database handle keeps (each made on the second search at a
-    /// revision that needs it, one pass over its slot) instead of a seek through the value slot for each document.
-    /// For a reader that searches again and again.
+    /// With ``ranking`` on one database: the documents' lengths, the title similarity's word counts, and the values
+    /// of a sort by one short key (a date, a number), come from tables this database handle keeps (each made on the
+    /// second search at a revision that needs it, in one pass) instead of a seek through the index for each
+    /// document. For a reader that searches again and again.
     public var keptTables = false
 
     public init() {}

@@ -131,17 +131,19 @@ import TestSupport
         }
     }
 
-    /// A reader kept for many searches reads the title similarity's word counts from a table (made on its second
-    /// search at a revision); its hits and scores are exactly those of a reader that seeks through the value slot,
-    /// before and after the index changes under it (titles made longer and shorter, documents added and deleted).
-    @Test func titleWordTablesRankAsTheValueSlotDoes() throws {
+    /// A reader kept for many searches reads the title similarity's word counts and the documents' lengths from
+    /// tables (made on its second search at a revision); its hits and scores are exactly those of a reader that seeks
+    /// through the value slot and the length list, before and after the index changes under it (titles and details
+    /// made longer and shorter, documents added and deleted).
+    @Test func keptTablesRankAsTheIndexDoes() throws {
         let index = try SearchableIndex(path: path)
         let words = ["pipe", "leak", "sink", "tap", "washer", "kitchen", "valve", "drain", "seal", "hose"]
         func item(_ number: Int, titleWords: Int) -> SearchableItem {
             let title = (0..<titleWords).map { words[(number + $0 * 3) % words.count] + ($0 >= words.count ? "\($0)" : "") }
             return Self.item(
                 String(format: "id-%03d", number), title: title.joined(separator: " "),
-                detail: (0..<(5 + number % 7)).map { words[(number * 7 + $0) % words.count] }.joined(separator: " "))
+                detail: (0..<(5 + (number + titleWords) % 7)).map { words[(number * 7 + $0) % words.count] }
+                    .joined(separator: " "))
         }
         try index.indexSearchableItems((0..<120).map { item($0, titleWords: 1 + $0 % 9) })
         let plain = try SearchReader(path: path)

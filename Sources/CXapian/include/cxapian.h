@@ -362,10 +362,10 @@ typedef struct {
      *  Enquire::set_collapse_key with one per key); the counts are then of distinct values. */
     bool collapse;
     uint32_t collapse_slot;
-    /** With the fielded ranking on a single database: read the title similarity's word counts, and a sort key (one
-     *  key, sorted by value, of at most 16 bytes a document), from tables of the database handle's, each made on its
-     *  second search at a revision that needs it and kept until the revision moves on (one pass over the value
-     *  slot: worth it for a reader that searches again, not for a single search). */
+    /** With the fielded ranking on a single database: read the documents' lengths, the title similarity's word
+     *  counts, and a sort key (one key, sorted by value, of at most 15 bytes a document), from tables of the
+     *  database handle's, each made on its second search at a revision that needs it and kept until the revision
+     *  moves on (one pass over the index: worth it for a reader that searches again, not for a single search). */
     bool kept_tables;
 } cxapian_enquire_options;
 
