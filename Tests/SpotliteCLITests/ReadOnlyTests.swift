@@ -78,4 +78,21 @@ import TestSupport
         #expect(cli("search", "roses", "--format", "ids").stdoutLines.count == 2)
         #expect(try Data(contentsOf: URL(fileURLWithPath: cli.storePath)) != before)
     }
+
+    /// A writer killed after its commit leaves the change in the write-ahead log only, and maybe no `-shm` file: a
+    /// search (which opens the store read-only) still reads it, and catches the index up with it.
+    @Test func aSearchReadsWhatAKilledWriterCommitted() throws {
+        let cli = CLI.withSamples()
+        let insert = """
+            INSERT INTO items (project_id, title) SELECT id, 'Descale the Zanzibar kettle' FROM projects LIMIT 1;
+            .system kill -9 $PPID
+            """
+        _ = TestSupport.run(["sqlite3", cli.storePath], input: Data(insert.utf8))
+        let wal = cli.storePath + "-wal"
+        #expect((try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0) > 0)
+        try? FileManager.default.removeItem(atPath: cli.storePath + "-shm")
+        let search = cli("search", "zanzibar", "--format", "ids")
+        #expect(search.status == 0 && search.stdoutLines.count == 1, "\(search.stdout)\n\(search.stderr)")
+        #expect(cli("verify").status == 0)
+    }
 }
