@@ -177,17 +177,19 @@ public struct StoreReader {
     }
 
     /// The rows behind entity ids of each kind, keyed by kind and id (a page of search hits: one query per kind and
-    /// 500 ids); ids whose rows are gone are left out.
+    /// 500 ids, the items joined with their projects when there are no messages); ids whose rows are gone are left
+    /// out.
     public func entities(items itemIDs: [String], projects projectIDs: [String], messages messageIDs: [String])
         throws -> [TrackerURI.Kind: [String: StoreEntity]]
     {
-        if projectIDs.isEmpty, messageIDs.isEmpty {
-            // Items alone (most pages of hits): each with its project, in one statement.
-            var items: [String: StoreEntity] = [:]
-            for found in try rows(ItemInProject.self, Self.itemsInProjects, itemIDs) {
-                items[found.item.id] = .item(found.item, project: found.project)
+        if messageIDs.isEmpty {
+            // Items and projects (most pages of hits): the items each with its project, in one statement.
+            var found: [TrackerURI.Kind: [String: StoreEntity]] = [.item: [:], .project: [:], .message: [:]]
+            for row in try rows(ItemInProject.self, Self.itemsInProjects, itemIDs) {
+                found[.item]![row.item.id] = .item(row.item, project: row.project)
             }
-            return [.item: items, .project: [:], .message: [:]]
+            for (id, project) in try projects(ids: projectIDs) { found[.project]![id] = .project(project) }
+            return found
         }
         let messages = try self.messages(ids: messageIDs)
         let items = try self.items(ids: itemIDs + messages.values.compactMap(\.itemID))
