@@ -158,10 +158,7 @@ WordSource *WordSource::clone() const {
 void WordSource::init(const Xapian::Database &database) {
     // `database` is one part of a multi-database: the average length stays the whole's, given when made.
     open(database, {detail_, title_});
-    // A table is of one database at one revision: not of a multi-database's part, nor of a reader reopened since.
-    lengths_here_ = lengths_ && database.size() == 1 && lengths_->revision() == database.get_revision()
-                        ? lengths_.get()
-                        : nullptr;
+    lengths_here_ = table_of(lengths_.get(), database);
     // BM25 tends to idf × (k1 + 1) as tf grows.
     set_maxweight(idf_ * (k1_ + 1) + title_bonus_);
 }
@@ -215,11 +212,8 @@ DocLengths::DocLengths(const Xapian::Database &database) : revision_(database.ge
 }
 
 TitleWordReader::TitleWordReader(const Xapian::Database &database, Xapian::valueno slot, const TitleWords *table)
-    : stream_(database.valuestream_begin(slot)), end_(database.valuestream_end(slot)) {
-    // A table is of one database at one revision: one made for another (a multi-database's part, a reader reopened
-    // since) is not used.
-    if (table != nullptr && database.size() == 1 && table->revision() == database.get_revision()) table_ = table;
-}
+    : table_(table_of(table, database)), stream_(database.valuestream_begin(slot)),
+      end_(database.valuestream_end(slot)) {}
 
 double TitleWordReader::words(Xapian::docid did) {
     const uint16_t count = table_ != nullptr ? table_->count(did) : TitleWords::unknown;

@@ -157,6 +157,12 @@ template <typename Table> class RevisionTableCache {
     bool made_ = false;
 };
 
+/// `table` if it was made from `database` as it is now (one database at its current revision), else nullptr: a table
+/// is not used for a multi-database's part, nor by a reader reopened since it was made.
+template <typename Table> const Table *table_of(const Table *table, const Xapian::Database &database) {
+    return table != nullptr && database.size() == 1 && table->revision() == database.get_revision() ? table : nullptr;
+}
+
 /// Every document's length (what BM25 normalises by: its detail's words), in one table: a long-lived reader's
 /// WordSources look a length up by docid instead of moving the database's length list forward to each match, which
 /// decodes every length on the way (a fifth of an OR search's match at 100k items, `profile search 100000 1000 OR`).

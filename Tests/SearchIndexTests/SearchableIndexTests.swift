@@ -131,6 +131,19 @@ import TestSupport
         }
     }
 
+    /// Expects `kept` (a reader that keeps tables) to give exactly `plain`'s hits for `text`, and some, on three searches
+    /// in a row: its tables are made on the second search at a revision.
+    func expectKeptReaderAgrees(
+        _ kept: SearchReader, with plain: SearchReader, _ text: String, _ request: SearchRequest, _ context: String
+    ) throws {
+        let query = try SearchQueryParser().parse(text)
+        let expected = try plain.search(query, request).hits
+        #expect(!expected.isEmpty, "\(text)")
+        for round in 0..<3 {
+            #expect(try kept.search(query, request).hits == expected, "\(context), \(text), round \(round)")
+        }
+    }
+
     /// A reader kept for many searches reads the title similarity's word counts and the documents' lengths from
     /// tables (made on its second search at a revision); its hits and scores are exactly those of a reader that seeks
     /// through the value slot and the length list, before and after the index changes under it (titles and details
@@ -151,15 +164,7 @@ import TestSupport
         kept.keepsTables = true
         let queries = ["pipe", "leak sink", "washer OR valve", "tap kitchen drain", "\"seal hose\"", "pipe is:open"]
         func expectSame(_ when: String) throws {
-            for text in queries {
-                let query = try SearchQueryParser().parse(text)
-                let expected = try plain.search(query, SearchRequest(limit: 200)).hits
-                #expect(!expected.isEmpty, "\(text)")
-                for round in 0..<3 {  // the table is made on the second search
-                    let hits = try kept.search(query, SearchRequest(limit: 200)).hits
-                    #expect(hits == expected, "\(when), \(text), round \(round)")
-                }
-            }
+            for text in queries { try expectKeptReaderAgrees(kept, with: plain, text, SearchRequest(limit: 200), when) }
         }
         try expectSame("first revision")
         try index.indexSearchableItems((0..<60).map { item($0 * 2, titleWords: 9 - $0 % 9) })  // titles change length
@@ -192,15 +197,9 @@ import TestSupport
             for sort in [SearchSort.created, .modified, .priority, .title] {
                 for reverse in [false, true] {
                     for text in ["pipe", "leak sink"] {
-                        let query = try SearchQueryParser().parse(text)
                         for (offset, limit) in [(0, 200), (5, 10)] {
                             let request = SearchRequest(offset: offset, limit: limit, sort: sort, reverse: reverse)
-                            let expected = try plain.search(query, request).hits
-                            #expect(!expected.isEmpty, "\(text)")
-                            for round in 0..<3 {  // the table is made on the second search
-                                let hits = try kept.search(query, request).hits
-                                #expect(hits == expected, "\(when), \(sort) \(reverse) \(text) \(offset), round \(round)")
-                            }
+                            try expectKeptReaderAgrees(kept, with: plain, text, request, "\(when), \(sort) \(reverse) \(offset)")
                         }
                     }
                 }
