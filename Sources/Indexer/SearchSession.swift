@@ -39,7 +39,7 @@ public final class SearchSession {
         let fresh = try indexer.freshReader(reusing: reader, onLargeBacklog: options.onLargeBacklog)
         if fresh.reader !== reader { readerStub = stub }
         reader = fresh.reader
-        // Kept for the session's searches: worth tables of the title-word counts and sort keys.
+        // Kept for the session's searches: worth tables of the lengths, title-word counts and sort keys.
         fresh.reader.keepsTables = true
         return try indexer.search(text, options: options, on: fresh)
     }

@@ -51,8 +51,8 @@ public final class SearchReader {
 
     /// Whether this reader's searches keep tables of what they read for every match: the documents' lengths and
     /// title-word counts the ranking reads, and the sort key of a sort by `created` or `modified` (each one pass
-    /// over the index, made on the second search at an index revision that needs it). For a reader kept for many searches, as a
-    /// `SearchSession`'s, not for one that searches once. Results are the same either way.
+    /// over the index, made on the second search at an index revision that needs it). For a reader kept for many
+    /// searches, as a `SearchSession`'s, not for one that searches once. Results are the same either way.
     public var keepsTables = false
 
     /// Opens the indexes at `paths` as one (Xapian's multi-database: term statistics over all, so scores compare),

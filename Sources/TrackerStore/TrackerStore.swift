@@ -196,33 +196,32 @@ public final class TrackerStore: Sendable {
         }
     }
 
-    /// The sequence number of the last change logged (``StoreReader/lastChangeSequence()``), read by one statement
-    /// outside any transaction: SQLite runs it in a read transaction of its own, and a search, which asks at every
-    /// start whether its index is current, saves the `BEGIN` and `COMMIT` of ``read(_:)``.
-    public func lastChangeSequence() throws(StoreError) -> Int64 {
+    /// Runs `body`, which reads with one statement, outside any transaction: SQLite runs a single statement in a read
+    /// transaction of its own, so the answer is as consistent as ``read(_:)``'s, without its `BEGIN` and `COMMIT`.
+    private func readStatement<T>(_ body: (StoreReader) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.unsafeRead { db in try StoreReader(db: db, storeID: uuid).lastChangeSequence() }
+            return try pool.unsafeRead { db in try body(StoreReader(db: db, storeID: uuid)) }
         } catch {
             throw StoreError.wrap(error, path: path)
         }
     }
 
+    /// The sequence number of the last change logged (``StoreReader/lastChangeSequence()``), read by one statement
+    /// (``readStatement(_:)``): a search asks at every start whether its index is current.
+    public func lastChangeSequence() throws(StoreError) -> Int64 {
+        try readStatement { try $0.lastChangeSequence() }
+    }
+
     /// The rows behind a page of search hits (``StoreReader/entities(items:projects:messages:)``). A page of at
-    /// most 500 items and nothing else is one statement, read outside any transaction as
-    /// ``lastChangeSequence()`` is; anything else is read in one transaction.
+    /// most 500 items and nothing else is one statement (``readStatement(_:)``); anything else is read in one
+    /// transaction.
     public func entities(items itemIDs: [String], projects projectIDs: [String], messages messageIDs: [String])
         throws(StoreError) -> [TrackerURI.Kind: [String: StoreEntity]]
     {
         guard projectIDs.isEmpty, messageIDs.isEmpty, itemIDs.count <= StoreReader.chunkSize else {
             return try read { try $0.entities(items: itemIDs, projects: projectIDs, messages: messageIDs) }
         }
-        do {
-            return try pool.unsafeRead { db in
-                try StoreReader(db: db, storeID: uuid).entities(items: itemIDs, projects: [], messages: [])
-            }
-        } catch {
-            throw StoreError.wrap(error, path: path)
-        }
+        return try readStatement { try $0.entities(items: itemIDs, projects: [], messages: []) }
     }
 
     /// Runs `body` in one write transaction; everything or nothing is stored.
