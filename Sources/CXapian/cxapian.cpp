@@ -91,13 +91,23 @@ class SortKeysCache {
   public:
     /// The table of `slot` for `database` as it is now, or nullptr (RevisionTableCache::get(); also when the slot
     /// holds a value too long for a table).
-    std::shared_ptr<const SortKeys> get(const Xapian::Database &database, Xapian::valueno slot) {
+    std::shared_ptr<const SortKeys> get(const Xapian::Database &database, const std::string &path,
+                                        Xapian::valueno slot) {
         RevisionTableCache<SortKeys> *cache;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             cache = &slots_[slot];  // std::map never moves its elements
         }
-        return cache->get(database, [slot](const Xapian::Database &db) { return SortKeys::read(db, slot); });
+        return cache->get(database, "sort keys " + std::to_string(slot), path,
+                          [slot](const Xapian::Database &db) { return SortKeys::read(db, slot); });
+    }
+
+    /// How many tables this reader has made itself.
+    uint64_t tables_made() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        uint64_t made = 0;
+        for (auto &slot : slots_) made += slot.second.tables_made();
+        return made;
     }
 
   private:
@@ -119,6 +129,9 @@ class TableKeyMaker : public Xapian::KeyMaker {
 
 struct cxapian_database {
     Xapian::Database database;
+    /// Where `database` was opened (one database; empty for several): with its UUID and revision, what names its
+    /// tables among the readers of this process (cxapian::SharedTables).
+    std::string path;
     /// The databases `database` combines, when it combines several (they share its state: reopening it reopens
     /// them): facets are counted in each, since a match spy is not told which one a document is in.
     std::vector<Xapian::Database> parts;
@@ -462,10 +475,20 @@ void cxapian_term_generator_enable_cjk_ngrams(cxapian_term_generator *generator)
 
 /* ---- read-only databases ---- */
 
+namespace {
+
+/// `path` made absolute (symbolic links resolved), or as given if it cannot be.
+std::string absolute_path(const char *path) {
+    std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(path, nullptr), &std::free);
+    return resolved ? std::string(resolved.get()) : std::string(path);
+}
+
+}  // namespace
+
 bool cxapian_database_open(const char *path, cxapian_database **out, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     *out = nullptr;
-    *out = new cxapian_database{Xapian::Database(path)};
+    *out = new cxapian_database{Xapian::Database(path), absolute_path(path)};
     CXAPIAN_GUARD_END(error)
 }
 
@@ -479,11 +502,21 @@ bool cxapian_database_open_many(const char *const *paths, size_t count, cxapian_
         parts.emplace_back(paths[i]);
         all.add_database(parts.back());
     }
-    *out = new cxapian_database{all, count > 1 ? std::move(parts) : std::vector<Xapian::Database>()};
+    *out = new cxapian_database{all, count == 1 ? absolute_path(paths[0]) : std::string(),
+                                count > 1 ? std::move(parts) : std::vector<Xapian::Database>()};
     CXAPIAN_GUARD_END(error)
 }
 
 void cxapian_database_free(cxapian_database *database) { delete database; }
+
+uint64_t cxapian_database_tables_made(cxapian_database *database) {
+    try {
+        return database->title_words.tables_made() + database->doc_lengths.tables_made() +
+               database->sort_keys.tables_made();
+    } catch (...) {
+        return 0;  // a lock that cannot be taken: nothing made is known
+    }
+}
 
 bool cxapian_database_reopen(cxapian_database *database, bool *changed, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
@@ -1187,12 +1220,13 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     if (options->kept_tables && database->database.size() == 1) {
         if (ranking.title_match > 0) {
             const Xapian::valueno slot = ranking.title_words_slot;
-            fielded_ranking.title_words = database->title_words.get(database->database, [slot](const auto &db) {
-                return std::make_shared<const cxapian::TitleWords>(db, slot);
-            });
+            fielded_ranking.title_words = database->title_words.get(
+                database->database, "title words " + std::to_string(slot), database->path,
+                [slot](const auto &db) { return std::make_shared<const cxapian::TitleWords>(db, slot); });
         }
-        fielded_ranking.doc_lengths = database->doc_lengths.get(
-            database->database, [](const auto &db) { return std::make_shared<const cxapian::DocLengths>(db); });
+        fielded_ranking.doc_lengths =
+            database->doc_lengths.get(database->database, "lengths", database->path,
+                                      [](const auto &db) { return std::make_shared<const cxapian::DocLengths>(db); });
     }
     const cxapian::FieldedQuery fielded =
         cxapian::rewrite_for_fields(query->query, bonus, database->database, fielded_ranking);
@@ -1210,7 +1244,7 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     if (!by_relevance && one_part && !options->collapse) {
         std::shared_ptr<const cxapian::SortKeys> table;
         if (options->kept_tables && options->sort_key_count == 1) {
-            table = database->sort_keys.get(database->database, options->sort_keys[0].slot);
+            table = database->sort_keys.get(database->database, database->path, options->sort_keys[0].slot);
         }
         match_by_value(database->database, query->query, fielded, weight, options, *result, std::move(table));
     } else if (options->rescore_window > 0 && one_part && by_relevance && extras

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 
 namespace cxapian {
@@ -182,6 +183,44 @@ double WordSource::get_weight() const {
 }
 
 std::string WordSource::get_description() const { return "WordSource(" + detail_ + " " + title_ + ")"; }
+
+// ---- SharedTables ----
+
+namespace {
+
+std::mutex shared_tables_mutex;
+std::map<std::string, std::weak_ptr<const void>> shared_tables;
+
+}  // namespace
+
+std::string SharedTables::key(const std::string &name, const std::string &path, const Xapian::Database &database) {
+    std::string key = name;
+    for (const std::string &part :
+         {path, database.get_uuid(), std::to_string(database.get_revision()), std::to_string(database.get_doccount()),
+          std::to_string(database.get_lastdocid())}) {
+        key += '\0';
+        key += part;
+    }
+    return key;
+}
+
+std::shared_ptr<const void> SharedTables::find(const std::string &key) {
+    std::lock_guard<std::mutex> lock(shared_tables_mutex);
+    const auto found = shared_tables.find(key);
+    return found != shared_tables.end() ? found->second.lock() : nullptr;
+}
+
+std::shared_ptr<const void> SharedTables::keep(const std::string &key, std::shared_ptr<const void> table) {
+    std::lock_guard<std::mutex> lock(shared_tables_mutex);
+    // Tables no reader holds any more (their revisions are gone) leave the map: it holds a few keys at a time.
+    for (auto entry = shared_tables.begin(); entry != shared_tables.end();) {
+        entry = entry->second.expired() ? shared_tables.erase(entry) : std::next(entry);
+    }
+    auto &kept = shared_tables[key];
+    if (auto existing = kept.lock()) return existing;
+    kept = table;
+    return table;
+}
 
 // ---- TitleWords ----
 

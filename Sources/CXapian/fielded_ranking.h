@@ -121,32 +121,62 @@ class TitleBonusSource : public TermListsSource {
     double weight_;
 };
 
+/// The tables made in this process, for every reader of the same database at the same revision to use: a server's
+/// sessions each hold a reader of one index, and without this each made (and held) its own copy of every table at
+/// every revision. Held weakly: a table lives as long as a reader holds it.
+class SharedTables {
+  public:
+    /// What identifies the table `name` of `database` as it is now, given where it was opened (`path`): the path,
+    /// the database's UUID (a rebuild's new generation has a new one) and its revision, document count and last
+    /// docid (two copies of one index share a UUID, and could reach one revision with different documents).
+    static std::string key(const std::string &name, const std::string &path, const Xapian::Database &database);
+    /// The table kept under `key`, if a reader still holds it.
+    static std::shared_ptr<const void> find(const std::string &key);
+    /// Keeps `table` under `key` for other readers and returns it; or the table already kept there (made meanwhile
+    /// by another reader), which is the one to use.
+    static std::shared_ptr<const void> keep(const std::string &key, std::shared_ptr<const void> table);
+};
+
 /// A table made from one database at one revision (TitleWords, DocLengths, a sort's keys), kept by a reader for its
 /// searches until the revision moves on; safe to use from several threads.
 ///
 /// A table is made on the second search at a revision that asks for it, not the first: reading a whole value slot or
 /// length list costs several searches' worth of seeks (1.5–2 ms at 100k items), which a reader that searches once,
-/// or whose index moves on after each search, would pay for nothing.
+/// or whose index moves on after each search, would pay for nothing. A table another reader of the same database has
+/// made at that revision (SharedTables) is used at once, made by neither.
 template <typename Table> class RevisionTableCache {
   public:
-    /// The table for `database` as it is now, made by `make(database)` (which may give nullptr: no table fits);
-    /// nullptr on the first search at its revision, and when its docids are mostly holes (more than four per
-    /// document: a table indexed by docid would be mostly empty).
-    template <typename Make> std::shared_ptr<const Table> get(const Xapian::Database &database, Make make) {
+    /// The table `name` for `database` (opened at `path`) as it is now, made by `make(database)` (which may give
+    /// nullptr: no table fits); nullptr on the first search at its revision unless another reader made it, and when
+    /// its docids are mostly holes (more than four per document: a table indexed by docid would be mostly empty).
+    template <typename Make>
+    std::shared_ptr<const Table> get(const Xapian::Database &database, const std::string &name,
+                                     const std::string &path, Make make) {
         const Xapian::rev revision = database.get_revision();
         std::lock_guard<std::mutex> lock(mutex_);
         if (made_ && revision_ == revision) return table_;
+        const std::string key = SharedTables::key(name, path, database);
         if (!seen_ || revision_ != revision) {
             seen_ = true;
             made_ = false;
             revision_ = revision;
-            table_.reset();
-            return nullptr;
+            table_ = std::static_pointer_cast<const Table>(SharedTables::find(key));
+            made_ = table_ != nullptr;
+            return table_;
         }
         made_ = true;  // or found not to fit: once per revision
         if (database.get_lastdocid() > 4 * uint64_t(database.get_doccount()) + 4096) return nullptr;
-        table_ = make(database);
+        std::shared_ptr<const Table> table = make(database);
+        if (table == nullptr) return nullptr;
+        ++tables_made_;
+        table_ = std::static_pointer_cast<const Table>(SharedTables::keep(key, table));
         return table_;
+    }
+
+    /// How many tables this cache has made itself (not taken from another reader).
+    uint64_t tables_made() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return tables_made_;
     }
 
   private:
@@ -155,6 +185,7 @@ template <typename Table> class RevisionTableCache {
     Xapian::rev revision_ = 0;
     bool seen_ = false;
     bool made_ = false;
+    uint64_t tables_made_ = 0;
 };
 
 /// `table` if it was made from `database` as it is now (one database at its current revision), else nullptr: a table

@@ -55,6 +55,10 @@ public final class SearchReader {
     /// searches, as a `SearchSession`'s, not for one that searches once. Results are the same either way.
     public var keepsTables = false
 
+    /// How many tables this reader has made itself. Readers of one index in one process share their tables: one
+    /// made by another reader at the index's current revision is used at once, not made again.
+    public var tablesMade: Int { database.tablesMade }
+
     /// Opens the indexes at `paths` as one (Xapian's multi-database: term statistics over all, so scores compare),
     /// for a search across stores. Hits that name the same entity (the short form of their identifiers, see
     /// ``IdentifierCoding``) are collapsed to the best ranked. `paths` must not be empty.

@@ -44,6 +44,10 @@ public final class Database {
         return changed
     }
 
+    /// How many tables this reader's searches with `keptTables` have made themselves: a table another reader of the
+    /// same database has made at the same revision, in this process, is used instead of made again.
+    public var tablesMade: Int { Int(clamping: cxapian_database_tables_made(handle)) }
+
     /// The number of documents.
     public func documentCount() throws(XapianError) -> Int {
         var count: UInt32 = 0

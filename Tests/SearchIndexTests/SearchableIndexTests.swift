@@ -214,6 +214,50 @@ import TestSupport
         try expectSame("after changes")
     }
 
+    /// Readers of one index in one process (a server's sessions) share their tables: a table one reader made at a
+    /// revision is used by the others from their first search there, with the same hits; when the index moves on,
+    /// whichever reader first searches twice makes the new ones, and the others take them. An index elsewhere (a
+    /// copy, with the same UUID and revision) gets tables of its own.
+    @Test func readersOfOneIndexShareTheirTables() throws {
+        let index = try SearchableIndex(path: path)
+        func items(_ numbers: Range<Int>, detail: String) -> [SearchableItem] {
+            numbers.map { Self.item(String(format: "id-%03d", $0), title: "Fix pipe \($0 % 9)", detail: detail) }
+        }
+        try index.indexSearchableItems(items(0..<60, detail: "leak under the sink"))
+        let plain = try SearchReader(path: path)
+        let readers = try (0..<3).map { _ in try SearchReader(path: path) }
+        for reader in readers { reader.keepsTables = true }
+        let requests = [SearchRequest(limit: 100), SearchRequest(limit: 100, sort: .modified)]
+        func expectSame(_ reader: SearchReader, _ when: String) throws {
+            for text in ["pipe", "leak sink"] {
+                for request in requests {
+                    let query = try SearchQueryParser().parse(text)
+                    #expect(try reader.search(query, request).hits == plain.search(query, request).hits, "\(when), \(text)")
+                }
+            }
+        }
+        try expectSame(readers[0], "first reader")  // four searches: its tables made on the second of each kind
+        let tables = readers[0].tablesMade
+        #expect(tables == 3)  // lengths, title-word counts, modified dates
+        for reader in readers.dropFirst() { try expectSame(reader, "another reader") }
+        for reader in readers.dropFirst() { try expectSame(reader, "another reader, again") }
+        #expect(readers.map(\.tablesMade) == [tables, 0, 0])
+
+        try index.indexSearchableItems(items(20..<80, detail: "a longer detail: the leak under the kitchen sink"))
+        try plain.reopen()
+        for reader in readers { try reader.reopen() }
+        try expectSame(readers[2], "after changes, third reader")
+        for reader in readers.dropLast() { try expectSame(reader, "after changes") }
+        #expect(readers.map(\.tablesMade) == [tables, 0, tables])
+
+        let copy = directory.file("copy")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let elsewhere = try SearchReader(path: copy)
+        elsewhere.keepsTables = true
+        try expectSame(elsewhere, "a copy")
+        #expect(elsewhere.tablesMade == tables)
+    }
+
     @Test func aBatchAndItsClientStateCommitTogetherOrNotAtAll() throws {
         let index = try SearchableIndex(path: path)
         #expect(try index.fetchLastClientState() == nil)
