@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SearchIndex
 import Testing
 import TestSupport
@@ -256,6 +257,49 @@ import TestSupport
         elsewhere.keepsTables = true
         try expectSame(elsewhere, "a copy")
         #expect(elsewhere.tablesMade == tables)
+    }
+
+    /// Readers searching at once on threads of their own (a server's sessions under load), revision after revision:
+    /// each reader's hits are a plain reader's, whichever of them made the tables it reads.
+    @Test func readersSharingTablesSearchAtOnce() throws {
+        let index = try SearchableIndex(path: path)
+        // The same 60 items every round (so the same docids and count: only the revision tells the rounds apart),
+        // with new titles, detail lengths and creation dates.
+        func items(round: Int) -> [SearchableItem] {
+            (0..<60).map { number in
+                var item = Self.item(
+                    String(format: "id-%03d", number), title: "Fix pipe \((number + round) % 9)",
+                    detail: String(repeating: "leak under the sink ", count: 1 + (number * (round + 1)) % 4))
+                item.attributeSet.createdAt = 1_700_000_000 + Int64((number * 7 + round * 13) % 60) * 3_600
+                return item
+            }
+        }
+        let texts = ["pipe", "leak sink", "pipe OR sink"]
+        let requests = [SearchRequest(limit: 100), SearchRequest(limit: 100, sort: .created)]
+        // Every round's readers stay open to the end, holding their revision's tables.
+        var rounds: [[SearchReader]] = []
+        for round in 0..<4 {
+            try index.indexSearchableItems(items(round: round))
+            let plain = try SearchReader(path: path)
+            let expected = try texts.flatMap { text in
+                try requests.map { try plain.search(SearchQueryParser().parse(text), $0).hits }
+            }
+            let readers = try (0..<4).map { _ in try SearchReader(path: path) }
+            for reader in readers { reader.keepsTables = true }
+            nonisolated(unsafe) let threads = readers  // one reader per thread
+            let mismatches = Mutex(0)
+            DispatchQueue.concurrentPerform(iterations: threads.count) { thread in
+                for _ in 0..<5 {
+                    let found = texts.flatMap { text in
+                        requests.map { try? threads[thread].search(SearchQueryParser().parse(text), $0).hits }
+                    }
+                    if found != expected { mismatches.withLock { $0 += 1 } }
+                }
+            }
+            #expect(mismatches.withLock { $0 } == 0, "round \(round)")
+            rounds.append(readers)
+        }
+        #expect(rounds.joined().map(\.tablesMade).reduce(0, +) > 0)
     }
 
     @Test func aBatchAndItsClientStateCommitTogetherOrNotAtAll() throws {
