@@ -7,6 +7,8 @@
 #include <xapian.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -169,6 +171,11 @@ struct cxapian_facet {
 struct cxapian_mset {
     Xapian::MSet mset;
     std::vector<cxapian_facet> facets;
+    /// When matching stops (the options' time limit from the start of cxapian_enquire), for every match it runs; the
+    /// clock's largest value for no limit.
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    /// Set by a match that stopped at the deadline: its counts are then of the matches examined, not all.
+    std::shared_ptr<std::atomic<bool>> stopped = std::make_shared<std::atomic<bool>>(false);
     /// How many databases the searched one combines (a hit's is (docid - 1) % shards).
     Xapian::doccount shards = 1;
     /// The match counts, from the match over every candidate (a rescored page's own MSet counts only the window).
@@ -1013,16 +1020,74 @@ void set_order(Xapian::Enquire &enquire, const cxapian_enquire_options *options,
     }
 }
 
+/// Every document, until a deadline: at it the list ends, and a match it filters ends with it, keeping the best of
+/// the matches examined so far (what Enquire::set_time_limit does). Xapian 1.4's time limit arms a POSIX timer whose
+/// SIGEV_THREAD notification can still run after the match has returned and its timer is deleted, and then writes a
+/// flag into the match's stack frame, since reused: `spotlite serve` crashed (SIGSEGV, SIGILL) within seconds of
+/// searches that outran --search-time-limit under concurrent load. This asks the clock instead, as the filter
+/// visits each match.
+class DeadlineSource : public Xapian::PostingSource {
+  public:
+    DeadlineSource(std::chrono::steady_clock::time_point deadline, std::shared_ptr<std::atomic<bool>> stopped)
+        : deadline_(deadline), stopped_(std::move(stopped)) {}
+
+    DeadlineSource *clone() const override { return new DeadlineSource(deadline_, stopped_); }
+
+    void init(const Xapian::Database &database) override {
+        last_ = database.get_lastdocid();
+        documents_ = database.get_doccount();
+        did_ = 0;
+        ended_ = false;
+        set_maxweight(0);
+    }
+
+    // It says it holds every document, so that a filter's bounds and estimate are those of the query it filters.
+    Xapian::doccount get_termfreq_min() const override { return documents_; }
+    Xapian::doccount get_termfreq_est() const override { return documents_; }
+    Xapian::doccount get_termfreq_max() const override { return documents_; }
+
+    void next(double) override { move_to(did_ + 1); }
+    void skip_to(Xapian::docid did, double) override { move_to(std::max(did, did_)); }
+    bool at_end() const override { return ended_; }
+    Xapian::docid get_docid() const override { return did_; }
+    std::string get_description() const override { return "DeadlineSource"; }
+
+  private:
+    void move_to(Xapian::docid did) {
+        did_ = did;
+        if (did_ == 0 || did_ > last_) {
+            ended_ = true;
+        } else if ((++visits_ & 63) == 0 && std::chrono::steady_clock::now() >= deadline_) {
+            ended_ = true;
+            stopped_->store(true);
+        }
+    }
+
+    std::chrono::steady_clock::time_point deadline_;
+    std::shared_ptr<std::atomic<bool>> stopped_;
+    Xapian::docid last_ = 0;
+    Xapian::doccount documents_ = 0;
+    Xapian::docid did_ = 0;
+    uint32_t visits_ = 0;
+    bool ended_ = false;
+};
+
+/// `query`, stopped at `result`'s deadline if it has one (see DeadlineSource).
+Xapian::Query until_deadline(const Xapian::Query &query, const cxapian_mset &result) {
+    if (result.deadline == std::chrono::steady_clock::time_point::max()) return query;
+    auto *source = new DeadlineSource(result.deadline, result.stopped);
+    return Xapian::Query(Xapian::Query::OP_FILTER, query, Xapian::Query(source->release()));
+}
+
 /// Runs `query` for the page `options` asks, with its facets, into `result` (sorted by `table`'s keys if given, see
 /// set_order()).
 void match_page(const Xapian::Database &database, const Xapian::Query &query, const Xapian::Weight &weight,
                 const cxapian_enquire_options *options, cxapian_mset &result, Xapian::KeyMaker *table = nullptr) {
     Xapian::Enquire enquire(database);
-    enquire.set_query(query);
+    enquire.set_query(until_deadline(query, result));
     enquire.set_weighting_scheme(weight);
     Xapian::MultiValueKeyMaker keys;  // the enquire points at it until get_mset
     set_order(enquire, options, keys, table);
-    if (options->time_limit > 0) enquire.set_time_limit(options->time_limit);
     if (options->collapse) enquire.set_collapse_key(options->collapse_slot, 1);
     // A multi-database's facets are counted in each of its parts beforehand (cxapian_enquire).
     if (result.shards == 1) {
@@ -1035,6 +1100,11 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     result.estimated = result.mset.get_matches_estimated();
     result.lower_bound = result.mset.get_matches_lower_bound();
     result.upper_bound = result.mset.get_matches_upper_bound();
+    if (result.stopped->load()) {
+        // Stopped at the deadline: the matches examined are a lower bound, not the total (nor counted again below).
+        result.upper_bound = std::max(result.upper_bound, database.get_doccount());
+        return;
+    }
     // Collapsing, Xapian counts distinct keys only among the matches it returns: past the page the counts stay
     // estimates, however many it examined. Up to check_at_least matches (10,000 at most: facets examine every
     // match, but a list of all is not worth an exact total), they are counted in a second pass that weighs
@@ -1043,11 +1113,10 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     const Xapian::doccount exact_up_to = std::min<Xapian::doccount>(options->check_at_least, 10000);
     if (options->collapse && result.lower_bound != result.upper_bound && result.lower_bound <= exact_up_to) {
         Xapian::Enquire counter(database);
-        counter.set_query(query);
+        counter.set_query(until_deadline(query, result));
         counter.set_weighting_scheme(Xapian::BoolWeight());
         counter.set_docid_order(Xapian::Enquire::DONT_CARE);
         counter.set_collapse_key(options->collapse_slot, 1);
-        if (options->time_limit > 0) counter.set_time_limit(options->time_limit);
         const Xapian::doccount count = counter.get_mset(0, exact_up_to + 1).size();
         if (count <= exact_up_to) result.estimated = result.lower_bound = result.upper_bound = count;
     }
@@ -1176,6 +1245,12 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     CXAPIAN_GUARD_BEGIN
     *out = nullptr;
     auto result = std::make_unique<cxapian_mset>();
+    if (options->time_limit > 0) {
+        // At most an hour (the server's bound): no overflow of the clock, whatever the caller asks.
+        const std::chrono::duration<double> limit(std::min(options->time_limit, 3600.0));
+        result->deadline =
+            std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(limit);
+    }
     result->shards = std::max<Xapian::doccount>(database->database.size(), 1);
     result->database = database->database;
     const uint32_t facet_shards = database->parts.empty() ? 1 : uint32_t(database->parts.size());
@@ -1191,10 +1266,9 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
         for (uint32_t shard = 0; shard < facet_shards; ++shard) {
             const Xapian::Database &part = database->parts[shard];
             Xapian::Enquire counter(part);
-            counter.set_query(query->query);
+            counter.set_query(until_deadline(query->query, *result));
             counter.set_weighting_scheme(Xapian::BoolWeight());
             counter.set_docid_order(Xapian::Enquire::DONT_CARE);
-            if (options->time_limit > 0) counter.set_time_limit(options->time_limit);
             for (auto &facet : result->facets) {
                 if (facet.shard == shard) counter.add_matchspy(facet.spy.get());
             }

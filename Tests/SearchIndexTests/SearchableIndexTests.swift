@@ -302,6 +302,27 @@ import TestSupport
         #expect(rounds.joined().map(\.tablesMade).reduce(0, +) > 0)
     }
 
+    /// A search with a time limit stops matching at it: past the limit its total is not claimed exact and its page
+    /// holds only what was examined; well within it, hits and total are those of a search without one.
+    @Test func aTimeLimitStopsTheMatchAndSaysTheTotalIsNotExact() throws {
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems((0..<300).map {
+            Self.item(String(format: "id-%03d", $0), title: "Fix pipe \($0 % 7)", detail: "leak \($0 % 5)")
+        })
+        let reader = try SearchReader(path: path)
+        let query = try SearchQueryParser().parse("pipe OR leak")
+        let unlimited = try reader.search(query, SearchRequest(limit: 50))
+        #expect(unlimited.isExact && unlimited.total == 300)
+        var request = SearchRequest(limit: 50)
+        request.timeLimit = 60
+        let within = try reader.search(query, request)
+        #expect(within.hits == unlimited.hits && within.isExact && within.total == 300)
+        request.timeLimit = 1e-9
+        let past = try reader.search(query, request)
+        // It asks the clock every 64 documents: at most that many examined.
+        #expect(!past.isExact && past.total <= 64 && past.hits.count <= 50, "\(past.total) \(past.hits.count)")
+    }
+
     @Test func aBatchAndItsClientStateCommitTogetherOrNotAtAll() throws {
         let index = try SearchableIndex(path: path)
         #expect(try index.fetchLastClientState() == nil)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -123,6 +124,32 @@ import TestSupport
         #expect(try server.request("GET", "/healthz").status == 200)
         #expect(server.stop() == 0)
         #expect(cli("serve", "--search-time-limit", "0").stderr.contains("--search-time-limit takes seconds above 0"))
+    }
+
+    /// Searches that outrun the limit, many at once for seconds: each is answered 503 and the server stays up. Xapian's
+    /// own time limit (a POSIX timer whose notification thread could write into a match's stack after it returned)
+    /// crashed it here within a second or two (SIGSEGV, SIGILL).
+    @Test func manySearchesPastTheTimeLimitAtOnceLeaveTheServerUp() throws {
+        let cli = CLI.withSamples()
+        let server = try ServerProcess(cli, arguments: ["--search-time-limit", "0.000001"])
+        nonisolated(unsafe) let shared = server  // requests open sockets of their own
+        let statuses = Mutex<[Int: Int]>([:])
+        let until = Date().addingTimeInterval(4)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            let paths = ["/v1/search?q=tap", "/v1/search?q=leak%20OR%20paint", "/v1/search?q=t*&sort=modified"]
+            var count = 0
+            while Date() < until && shared.process.isRunning {
+                let status = (try? shared.request("GET", paths[(thread + count) % paths.count], timeout: 10).status) ?? 0
+                statuses.withLock { $0[status, default: 0] += 1 }
+                count += 1
+            }
+        }
+        let seen = statuses.withLock { $0 }
+        #expect(server.process.isRunning, "\(seen)\n\(server.logText)")
+        #expect(Set(seen.keys) == [503], "\(seen)")
+        #expect(seen.values.reduce(0, +) > 100, "\(seen)")
+        #expect(try server.request("GET", "/healthz").status == 200)
+        #expect(server.stop() == 0)
     }
 
     /// Loopback only unless a token guards the server; with one, every request but /healthz needs it.

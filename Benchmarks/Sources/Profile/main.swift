@@ -12,7 +12,8 @@ import Indexer
 // the first [searches] queries is timed 5 times in Spotlite, FTS5 and raw Xapian, back to back; it prints each
 // query's medians and Spotlite/FTS5 ratio (slowest share last) and the ratio's quartiles: where a kind's median
 // ratio in `make bench` comes from. PROFILE_QUERY='"two words"' times that one query instead of the kind's
-// (`perf record -g` of a rare phrase is how a search's fixed costs show).
+// (`perf record -g` of a rare phrase is how a search's fixed costs show). PROFILE_TIME_LIMIT=S bounds each search
+// as `spotlite serve --search-time-limit S` does.
 // spotlite: the default rebuild (a shard per core, merged by compaction); single: one writer, not compacted.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let which = arguments.first ?? "spotlite"
@@ -31,6 +32,8 @@ if which == "search" {
     var options = SearchOptions()
     options.snippets = false
     options.request.sort = kind.sort
+    // PROFILE_TIME_LIMIT=2: each search bounded as `spotlite serve` bounds it (--search-time-limit).
+    options.request.timeLimit = Double(ProcessInfo.processInfo.environment["PROFILE_TIME_LIMIT"] ?? "") ?? 0
     var words = try QueryWordSource(store: store, synthetic: true)
     var found = 0
     var times: [Double] = []

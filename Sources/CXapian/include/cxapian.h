@@ -358,8 +358,10 @@ typedef struct {
      *  for this many of the best matches without them (or the page, if it reaches further), which are then ranked
      *  by the whole query, as a search engine's rescoring window does; 0 weighs them for every match. */
     uint32_t rescore_window;
-    /** Seconds after which Xapian stops examining matches (Enquire::set_time_limit: the page is then the best of
-     *  those examined, the counts estimates); 0 for no limit. */
+    /** Seconds from the start of the search after which matching stops (the page is then the best of the matches
+     *  examined, their number a lower bound of the total); 0 for no limit, at most an hour. A filter that asks the
+     *  clock at each match, not Xapian's Enquire::set_time_limit, whose timer can write into a returned match's stack
+     *  (cxapian.cpp, DeadlineSource). */
     double time_limit;
     /** With collapse: of the matches with equal values in collapse_slot, only the best ranked is kept (Xapian's
      *  Enquire::set_collapse_key with one per key); the counts are then of distinct values. */
