@@ -362,6 +362,75 @@ class MappedFieldProcessor : public Xapian::FieldProcessor {
         return false;            \
     }
 
+namespace {
+
+/// `path` made absolute (symbolic links resolved), or as given if it cannot be.
+std::string absolute_path(const char *path) {
+    std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(path, nullptr), &std::free);
+    return resolved ? std::string(resolved.get()) : std::string(path);
+}
+
+/// Every document, until a deadline: at it the list ends, and a match it filters ends with it, keeping the best of
+/// the matches examined so far (what Enquire::set_time_limit does). Xapian 1.4's time limit arms a POSIX timer whose
+/// SIGEV_THREAD notification can still run after the match has returned and its timer is deleted, and then writes a
+/// flag into the match's stack frame, since reused: `spotlite serve` crashed (SIGSEGV, SIGILL) within seconds of
+/// searches that outran --search-time-limit under concurrent load. This asks the clock instead, every 64 documents
+/// the filter visits.
+class DeadlineSource : public Xapian::PostingSource {
+  public:
+    DeadlineSource(std::chrono::steady_clock::time_point deadline, std::shared_ptr<std::atomic<bool>> stopped)
+        : deadline_(deadline), stopped_(std::move(stopped)) {}
+
+    DeadlineSource *clone() const override { return new DeadlineSource(deadline_, stopped_); }
+
+    void init(const Xapian::Database &database) override {
+        last_ = database.get_lastdocid();
+        documents_ = database.get_doccount();
+        did_ = 0;
+        ended_ = false;
+        set_maxweight(0);
+    }
+
+    // It says it holds every document, so that a filter's bounds and estimate are those of the query it filters.
+    Xapian::doccount get_termfreq_min() const override { return documents_; }
+    Xapian::doccount get_termfreq_est() const override { return documents_; }
+    Xapian::doccount get_termfreq_max() const override { return documents_; }
+
+    void next(double) override { move_to(did_ + 1); }
+    void skip_to(Xapian::docid did, double) override { move_to(std::max(did, did_)); }
+    bool at_end() const override { return ended_; }
+    Xapian::docid get_docid() const override { return did_; }
+    std::string get_description() const override { return "DeadlineSource"; }
+
+  private:
+    void move_to(Xapian::docid did) {
+        did_ = did;
+        if (did_ == 0 || did_ > last_) {
+            ended_ = true;
+        } else if ((++visits_ & 63) == 0 && std::chrono::steady_clock::now() >= deadline_) {
+            ended_ = true;
+            stopped_->store(true);
+        }
+    }
+
+    std::chrono::steady_clock::time_point deadline_;
+    std::shared_ptr<std::atomic<bool>> stopped_;
+    Xapian::docid last_ = 0;
+    Xapian::doccount documents_ = 0;
+    Xapian::docid did_ = 0;
+    uint32_t visits_ = 0;
+    bool ended_ = false;
+};
+
+/// `query`, stopped at `result`'s deadline if it has one (see DeadlineSource).
+Xapian::Query until_deadline(const Xapian::Query &query, const cxapian_mset &result) {
+    if (result.deadline == std::chrono::steady_clock::time_point::max()) return query;
+    auto *source = new DeadlineSource(result.deadline, result.stopped);
+    return Xapian::Query(Xapian::Query::OP_FILTER, query, Xapian::Query(source->release()));
+}
+
+}  // namespace
+
 extern "C" {
 
 /* ---- errors and memory ---- */
@@ -481,16 +550,6 @@ void cxapian_term_generator_enable_cjk_ngrams(cxapian_term_generator *generator)
 }
 
 /* ---- read-only databases ---- */
-
-namespace {
-
-/// `path` made absolute (symbolic links resolved), or as given if it cannot be.
-std::string absolute_path(const char *path) {
-    std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(path, nullptr), &std::free);
-    return resolved ? std::string(resolved.get()) : std::string(path);
-}
-
-}  // namespace
 
 bool cxapian_database_open(const char *path, cxapian_database **out, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
@@ -1018,65 +1077,6 @@ void set_order(Xapian::Enquire &enquire, const cxapian_enquire_options *options,
             enquire.set_sort_by_key_then_relevance(&keys, false);
         }
     }
-}
-
-/// Every document, until a deadline: at it the list ends, and a match it filters ends with it, keeping the best of
-/// the matches examined so far (what Enquire::set_time_limit does). Xapian 1.4's time limit arms a POSIX timer whose
-/// SIGEV_THREAD notification can still run after the match has returned and its timer is deleted, and then writes a
-/// flag into the match's stack frame, since reused: `spotlite serve` crashed (SIGSEGV, SIGILL) within seconds of
-/// searches that outran --search-time-limit under concurrent load. This asks the clock instead, as the filter
-/// visits each match.
-class DeadlineSource : public Xapian::PostingSource {
-  public:
-    DeadlineSource(std::chrono::steady_clock::time_point deadline, std::shared_ptr<std::atomic<bool>> stopped)
-        : deadline_(deadline), stopped_(std::move(stopped)) {}
-
-    DeadlineSource *clone() const override { return new DeadlineSource(deadline_, stopped_); }
-
-    void init(const Xapian::Database &database) override {
-        last_ = database.get_lastdocid();
-        documents_ = database.get_doccount();
-        did_ = 0;
-        ended_ = false;
-        set_maxweight(0);
-    }
-
-    // It says it holds every document, so that a filter's bounds and estimate are those of the query it filters.
-    Xapian::doccount get_termfreq_min() const override { return documents_; }
-    Xapian::doccount get_termfreq_est() const override { return documents_; }
-    Xapian::doccount get_termfreq_max() const override { return documents_; }
-
-    void next(double) override { move_to(did_ + 1); }
-    void skip_to(Xapian::docid did, double) override { move_to(std::max(did, did_)); }
-    bool at_end() const override { return ended_; }
-    Xapian::docid get_docid() const override { return did_; }
-    std::string get_description() const override { return "DeadlineSource"; }
-
-  private:
-    void move_to(Xapian::docid did) {
-        did_ = did;
-        if (did_ == 0 || did_ > last_) {
-            ended_ = true;
-        } else if ((++visits_ & 63) == 0 && std::chrono::steady_clock::now() >= deadline_) {
-            ended_ = true;
-            stopped_->store(true);
-        }
-    }
-
-    std::chrono::steady_clock::time_point deadline_;
-    std::shared_ptr<std::atomic<bool>> stopped_;
-    Xapian::docid last_ = 0;
-    Xapian::doccount documents_ = 0;
-    Xapian::docid did_ = 0;
-    uint32_t visits_ = 0;
-    bool ended_ = false;
-};
-
-/// `query`, stopped at `result`'s deadline if it has one (see DeadlineSource).
-Xapian::Query until_deadline(const Xapian::Query &query, const cxapian_mset &result) {
-    if (result.deadline == std::chrono::steady_clock::time_point::max()) return query;
-    auto *source = new DeadlineSource(result.deadline, result.stopped);
-    return Xapian::Query(Xapian::Query::OP_FILTER, query, Xapian::Query(source->release()));
 }
 
 /// Runs `query` for the page `options` asks, with its facets, into `result` (sorted by `table`'s keys if given, see
