@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TestSupport
 
@@ -133,18 +132,20 @@ import TestSupport
         let cli = CLI.withSamples()
         let server = try ServerProcess(cli, arguments: ["--search-time-limit", "0.000001"])
         nonisolated(unsafe) let shared = server  // requests open sockets of their own
-        let statuses = Mutex<[Int: Int]>([:])
+        let lock = NSLock()
+        nonisolated(unsafe) var seen: [Int: Int] = [:]  // statuses and their counts, under `lock`
         let until = Date().addingTimeInterval(4)
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             let paths = ["/v1/search?q=tap", "/v1/search?q=leak%20OR%20paint", "/v1/search?q=t*&sort=modified"]
+            var mine: [Int: Int] = [:]
             var count = 0
             while Date() < until && shared.process.isRunning {
                 let status = (try? shared.request("GET", paths[(thread + count) % paths.count], timeout: 10).status) ?? 0
-                statuses.withLock { $0[status, default: 0] += 1 }
+                mine[status, default: 0] += 1
                 count += 1
             }
+            lock.withLock { seen.merge(mine, uniquingKeysWith: +) }
         }
-        let seen = statuses.withLock { $0 }
         #expect(server.process.isRunning, "\(seen)\n\(server.logText)")
         #expect(Set(seen.keys) == [503], "\(seen)")
         #expect(seen.values.reduce(0, +) > 100, "\(seen)")
