@@ -360,8 +360,8 @@ typedef struct {
     uint32_t rescore_window;
     /** Seconds from the start of the search after which matching stops (the page is then the best of the matches
      *  examined, their number a lower bound of the total); 0 for no limit, at most an hour. A filter that asks the
-     *  clock at each match, not Xapian's Enquire::set_time_limit, whose timer can write into a returned match's stack
-     *  (cxapian.cpp, DeadlineSource). */
+     *  clock every 64 documents it visits, not Xapian's Enquire::set_time_limit, whose timer can write into a
+     *  returned match's stack (cxapian.cpp, DeadlineSource). */
     double time_limit;
     /** With collapse: of the matches with equal values in collapse_slot, only the best ranked is kept (Xapian's
      *  Enquire::set_collapse_key with one per key); the counts are then of distinct values. */
