@@ -37,7 +37,14 @@ let package = Package(
             linkerSettings: [.linkedLibrary("xapian"), .linkedLibrary("stdc++")]
         ),
         .target(name: "Xapian", dependencies: ["CXapian"]),
-        .target(name: "TrackerStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "TrackerStore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // The SQLite C API, for the reads every search makes (SearchReads).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
         .target(name: "SearchIndex", dependencies: ["Xapian"]),
         .target(
             name: "Indexer",

@@ -20,12 +20,18 @@ public final class TrackerStore: Sendable {
     /// reads work, writes throw ``StoreError/Code-swift.struct/readOnly``.
     public let isReadOnly: Bool
     let pool: any DatabaseWriter
+    /// The reads every search makes, on connections of their own (``SearchReads``).
+    let searchReads: SearchReads
 
-    private init(path: String, pool: any DatabaseWriter, uuid: String, isReadOnly: Bool = false) {
+    /// `location`: where SQLite opened the store (`path`, or the `file:` URI of an immutable open).
+    private init(
+        path: String, pool: any DatabaseWriter, uuid: String, isReadOnly: Bool = false, location: String? = nil
+    ) {
         self.path = path
         self.pool = pool
         self.uuid = uuid
         self.isReadOnly = isReadOnly
+        searchReads = SearchReads(location: location ?? path, isURI: location != nil)
     }
 
     /// How long a writer waits for another before failing with ``StoreError/Code-swift.struct/busy``.
@@ -142,15 +148,17 @@ public final class TrackerStore: Sendable {
     private static func openReadOnly(at path: String, current: Bool = false) throws(StoreError) -> TrackerStore {
         do {
             var queue: DatabaseQueue
+            var location: String?  // the immutable URI, when the file is opened as one
             do {
                 queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true))
                 _ = try queue.read { db in try db.tableExists("store_info") }
             } catch let error as DatabaseError where !current && StoreFile.needsImmutableOpen(error) {
                 let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)
+                location = uri + "?immutable=1"
                 queue = try DatabaseQueue(path: uri + "?immutable=1", configuration: configuration(readOnly: true))
             }
             let uuid = try identify(queue, path: path, readOnly: true, current: current)
-            return TrackerStore(path: path, pool: queue, uuid: uuid, isReadOnly: true)
+            return TrackerStore(path: path, pool: queue, uuid: uuid, isReadOnly: true, location: location)
         } catch {
             throw StoreError.wrap(error, path: path)
         }
@@ -209,7 +217,8 @@ public final class TrackerStore: Sendable {
     /// The sequence number of the last change logged (``StoreReader/lastChangeSequence()``), read by one statement
     /// (``readStatement(_:)``): a search asks at every start whether its index is current.
     public func lastChangeSequence() throws(StoreError) -> Int64 {
-        try readStatement { try $0.lastChangeSequence() }
+        if let sequence = searchReads.lastChangeSequence() { return sequence }
+        return try readStatement { try $0.lastChangeSequence() }
     }
 
     /// The rows behind a page of search hits (``StoreReader/entities(items:projects:messages:)``). A page of at
@@ -221,6 +230,7 @@ public final class TrackerStore: Sendable {
         guard projectIDs.isEmpty, messageIDs.isEmpty, itemIDs.count <= StoreReader.chunkSize else {
             return try read { try $0.entities(items: itemIDs, projects: projectIDs, messages: messageIDs) }
         }
+        if let items = searchReads.itemsWithProjects(itemIDs) { return [.item: items, .project: [:], .message: [:]] }
         return try readStatement { try $0.entities(items: itemIDs, projects: [], messages: []) }
     }
 

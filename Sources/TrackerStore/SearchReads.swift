@@ -1,0 +1,168 @@
+import Foundation
+import GRDBSQLite
+
+/// The two reads every search makes — the store's last change (is the index current?) and the rows of a page of item
+/// hits with their projects — on SQLite connections of their own, with their statements prepared once.
+///
+/// Through GRDB each read took its pool's lock and semaphore, a hop onto the connection's dispatch queue, and its
+/// record decoding: 7.8 µs for the last change and 14 µs for one item with its project, against 1.6 and 3.6 µs
+/// for the same statements here (`profile store` at 100k items). A search of a rare phrase took 75 µs in all.
+///
+/// Each read is one statement outside any transaction, so SQLite reads it in a transaction of its own, as
+/// ``TrackerStore/read(_:)`` would. Connections are read-only, opened as the store's own were (the same path, or the
+/// same immutable URI), kept in a small pool and safe to use from several threads (one connection per read at a
+/// time). Any failure (one SQLite reports, or a connection that cannot be opened) gives nil, and the caller reads
+/// through GRDB instead, which reports it: these reads are only ever a faster way to the same answer.
+final class SearchReads: @unchecked Sendable {
+    private let location: String
+    private let isURI: Bool
+    private let lock = NSLock()
+    // Guarded by `lock`:
+    private var idle: [Connection] = []
+    private var isDisabled = false
+
+    /// Connections kept open between reads; more readers at once open more, closed when they are done.
+    private static let keptConnections = 4
+
+    /// `location`: the store's path, or with `isURI` the `file:` URI it was opened by.
+    init(location: String, isURI: Bool = false) {
+        self.location = location
+        self.isURI = isURI
+    }
+
+    /// The sequence number of the last change logged (``StoreReader/lastChangeSequence()``), or nil if it could not be
+    /// read here.
+    func lastChangeSequence() -> Int64? {
+        withConnection { try $0.lastChangeSequence() }
+    }
+
+    /// The items with these ids that exist, each with its project (as ``StoreReader/entities(items:projects:messages:)``
+    /// reads a page of items), keyed by id; nil if they could not be read here. At most ``StoreReader/chunkSize`` ids.
+    func itemsWithProjects(_ ids: [String]) -> [String: StoreEntity]? {
+        withConnection { try $0.itemsWithProjects(ids) }
+    }
+
+    private func withConnection<T>(_ body: (Connection) throws -> T) -> T? {
+        lock.lock()
+        if isDisabled {
+            lock.unlock()
+            return nil
+        }
+        let kept = idle.popLast()
+        lock.unlock()
+        guard let connection = kept ?? open() else { return nil }
+        let result = try? body(connection)
+        lock.lock()
+        if idle.count < Self.keptConnections { idle.append(connection) }
+        lock.unlock()
+        return result
+    }
+
+    /// A new connection, or nil (and no more tries) if SQLite cannot open one.
+    private func open() -> Connection? {
+        if let connection = Connection(location: location, isURI: isURI) { return connection }
+        lock.lock()
+        isDisabled = true
+        lock.unlock()
+        return nil
+    }
+
+    /// One read-only SQLite connection and its statements. Used by one thread at a time.
+    final class Connection {
+        private let handle: OpaquePointer
+        private var lastChange: OpaquePointer?
+        /// The join of items with their projects, by the number of ids it takes.
+        private var itemStatements: [Int: OpaquePointer] = [:]
+
+        init?(location: String, isURI: Bool) {
+            var handle: OpaquePointer?
+            let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (isURI ? SQLITE_OPEN_URI : 0)
+            guard sqlite3_open_v2(location, &handle, flags, nil) == SQLITE_OK, let handle else {
+                sqlite3_close_v2(handle)
+                return nil
+            }
+            self.handle = handle
+            sqlite3_busy_timeout(handle, Int32(TrackerStore.busyTimeout * 1_000))
+        }
+
+        deinit {
+            sqlite3_finalize(lastChange)
+            for statement in itemStatements.values { sqlite3_finalize(statement) }
+            sqlite3_close_v2(handle)
+        }
+
+        struct Failure: Error {}
+
+        private func prepare(_ sql: String) throws -> OpaquePointer {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
+                let statement
+            else { throw Failure() }
+            return statement
+        }
+
+        func lastChangeSequence() throws -> Int64 {
+            if lastChange == nil {
+                lastChange = try prepare("SELECT seq FROM sqlite_sequence WHERE name = 'change_log'")
+            }
+            guard let statement = lastChange else { throw Failure() }
+            defer { sqlite3_reset(statement) }
+            switch sqlite3_step(statement) {
+            case SQLITE_ROW: return sqlite3_column_int64(statement, 0)
+            case SQLITE_DONE: return 0
+            default: throw Failure()
+            }
+        }
+
+        func itemsWithProjects(_ ids: [String]) throws -> [String: StoreEntity] {
+            let ids = Array(Set(ids))
+            guard !ids.isEmpty else { return [:] }
+            guard ids.count <= StoreReader.chunkSize else { throw Failure() }
+            let statement: OpaquePointer
+            if let prepared = itemStatements[ids.count] {
+                statement = prepared
+            } else {
+                let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+                statement = try prepare("\(StoreReader.itemsInProjects) (\(marks))")
+                itemStatements[ids.count] = statement
+            }
+            defer {
+                sqlite3_reset(statement)
+                sqlite3_clear_bindings(statement)
+            }
+            for (index, id) in ids.enumerated() {
+                // SQLITE_TRANSIENT: SQLite copies the text, which lives only during this call.
+                let bound = sqlite3_bind_text(
+                    statement, Int32(index + 1), id, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                guard bound == SQLITE_OK else { throw Failure() }
+            }
+            var found: [String: StoreEntity] = [:]
+            while true {
+                switch sqlite3_step(statement) {
+                case SQLITE_ROW:
+                    // The columns of ItemInProject.columns: the item's, then the project's.
+                    let item = Item(
+                        id: text(statement, 0), projectID: text(statement, 1), title: text(statement, 2),
+                        detail: text(statement, 3), priority: Int(sqlite3_column_int64(statement, 4)),
+                        isCompleted: sqlite3_column_int64(statement, 5) != 0, createdAt: text(statement, 6),
+                        modifiedAt: text(statement, 7))
+                    let project = Project(
+                        id: text(statement, 8), title: text(statement, 9), detail: text(statement, 10),
+                        color: text(statement, 11), isClosed: sqlite3_column_int64(statement, 12) != 0,
+                        createdAt: text(statement, 13), modifiedAt: text(statement, 14))
+                    found[item.id] = .item(item, project: project)
+                case SQLITE_DONE:
+                    return found
+                default:
+                    throw Failure()
+                }
+            }
+        }
+
+        private func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+            guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+            let count = Int(sqlite3_column_bytes(statement, column))
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        }
+    }
+}

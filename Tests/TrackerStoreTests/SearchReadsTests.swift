@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+import TrackerStore
+
+/// The reads every search makes (the last change, a page of items with their projects) go through connections of
+/// their own: they must give what a read through GRDB gives, and see every commit, whoever makes it.
+@Suite struct SearchReadsTests {
+    let directory = TemporaryDirectory("searchreads")
+
+    func filledStore() throws -> (TrackerStore, [String]) {
+        let store = try TrackerStore.create(at: directory.file("tracker.sqlite"))
+        let home = try store.addProject(title: "Home – \"renovation\"", detail: "Zürich, 日本語", color: "#ff0000")
+        let garden = try store.addProject(title: "Garden", detail: "")
+        var ids: [String] = []
+        for number in 0..<40 {
+            let item = try store.addItem(
+                projectID: number % 3 == 0 ? garden.id : home.id, title: "Task \(number) ✓ 'quoted'",
+                detail: number % 5 == 0 ? "" : String(repeating: "détail \(number) ", count: number),
+                priority: 1 + number % 3)
+            if number % 4 == 0 { try store.updateItem(id: item.id, ItemChanges(isCompleted: true)) }
+            ids.append(item.id)
+        }
+        try store.updateProject(id: garden.id, ProjectChanges(isClosed: true))
+        return (store, ids)
+    }
+
+    @Test func aPageOfItemsReadsAsItDoesThroughGRDB() throws {
+        let (store, ids) = try filledStore()
+        let missing = UUID().uuidString.lowercased()
+        for page in [[], [ids[0]], Array(ids.prefix(20)), Array(ids.suffix(7)) + [missing, ids[3], ids[3]], ids] {
+            let fast = try store.entities(items: page, projects: [], messages: [])
+            let grdb = try store.read { try $0.entities(items: page, projects: [], messages: []) }
+            #expect(fast == grdb)
+            #expect(fast[.item]?.count == Set(page).subtracting([missing]).count)
+        }
+    }
+
+    @Test func everyCommitIsSeenWhoeverMakesIt() throws {
+        let (store, ids) = try filledStore()
+        var last = try store.lastChangeSequence()
+        #expect(last == (try store.read { try $0.lastChangeSequence() }))
+        // Read once so that the connection is kept, then written by this store and by another connection.
+        _ = try store.entities(items: [ids[1]], projects: [], messages: [])
+        try store.updateItem(id: ids[1], ItemChanges(title: "Renamed"))
+        #expect(try store.lastChangeSequence() == last + 1)
+        #expect(try store.entities(items: [ids[1]], projects: [], messages: [])[.item]?[ids[1]]?.title == "Renamed")
+        last += 1
+        let other = try DatabaseQueue(path: store.path)
+        try other.write { db in
+            try db.execute(sql: "UPDATE items SET title = 'From a shell' WHERE id = ?", arguments: [ids[1]])
+            try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [ids[2]])
+        }
+        #expect(try store.lastChangeSequence() == last + 2)
+        let page = try store.entities(items: [ids[1], ids[2]], projects: [], messages: [])
+        #expect(page[.item]?[ids[1]]?.title == "From a shell")
+        #expect(page[.item]?[ids[2]] == nil)
+    }
+
+    @Test func aReadOnlyStoreReadsTheSame() throws {
+        let (store, ids) = try filledStore()
+        let readOnly = try TrackerStore.open(at: store.path, readOnly: true)
+        #expect(try readOnly.lastChangeSequence() == (try store.lastChangeSequence()))
+        #expect(try readOnly.entities(items: ids, projects: [], messages: []) == (try store.entities(items: ids, projects: [], messages: [])))
+    }
+}
