@@ -3,7 +3,8 @@ import Foundation
 import Indexer
 
 // One job per run, for profilers (valgrind --tool=callgrind) and quick timings:
-//   swift run -c release profile spotlite|single|xapian|fts5 [items]   one rebuild of the synthetic corpus
+//   swift run -c release profile spotlite|single|xapian|fts5 [items]   one rebuild of the synthetic corpus, and the
+//   index's size by table
 //   swift run -c release profile search [items] [searches] [kind] [baselines]   searches through a SearchSession
 // kind: one of the search benchmarks' query kinds by name (word, two-word AND, OR, phrase, filtered, date-ranged,
 // sorted by modified), or its first word; word by default. With `baselines`, each search is followed by what an
@@ -15,10 +16,18 @@ import Indexer
 // (`perf record -g` of a rare phrase is how a search's fixed costs show). PROFILE_TIME_LIMIT=S bounds each search
 // as `spotlite serve --search-time-limit S` does.
 // spotlite: the default rebuild (a shard per core, merged by compaction); single: one writer, not compacted.
+// PROFILE_CORPUS=debian or dictionary runs on that corpus instead of the synthetic one ([items] still sizes the
+// dictionary corpus; the Debian corpus has its own).
 let arguments = Array(CommandLine.arguments.dropFirst())
 let which = arguments.first ?? "spotlite"
 let items = arguments.count > 1 ? Int(arguments[1]) ?? 10_000 : 10_000
-let fixture = try Fixture.prepared(.synthetic(items))
+let corpus: Corpus =
+    switch ProcessInfo.processInfo.environment["PROFILE_CORPUS"] {
+    case "debian": .debian
+    case "dictionary": .dictionary(items)
+    default: .synthetic(items)
+    }
+let fixture = try Fixture.prepared(corpus)
 let store = try fixture.openStore()
 
 if which == "search" {
@@ -34,7 +43,8 @@ if which == "search" {
     options.request.sort = kind.sort
     // PROFILE_TIME_LIMIT=2: each search bounded as `spotlite serve` bounds it (--search-time-limit).
     options.request.timeLimit = Double(ProcessInfo.processInfo.environment["PROFILE_TIME_LIMIT"] ?? "") ?? 0
-    var words = try QueryWordSource(store: store, synthetic: true)
+    let synthetic = if case .synthetic = corpus { true } else { false }
+    var words = try QueryWordSource(store: store, synthetic: synthetic)
     var found = 0
     var times: [Double] = []
     let withBaselines = arguments.count > 4 && arguments[4] == "baselines"
@@ -78,8 +88,19 @@ let elapsed = try milliseconds {
     default: try StoreIndexer(store: store, indexPath: scratch + "/index").rebuild()
     }
 }
-print(String(format: "%@ rebuild of %d items: %.0f ms, %.0f items/s", which, items, elapsed,
-             Double(items) / elapsed * 1_000))
+// The index's size, and each table's: what a change to the index's layout costs or saves.
+var tables: [String] = []
+var total = 0
+if let files = FileManager.default.enumerator(atPath: scratch) {
+    while let name = files.nextObject() as? String {
+        let size = (try? FileManager.default.attributesOfItem(atPath: scratch + "/" + name)[.size] as? Int) ?? 0
+        guard name.hasSuffix(".glass") else { continue }
+        total += size
+        tables.append(String(format: "%@ %.1f", (name as NSString).lastPathComponent, Double(size) / 1e6))
+    }
+}
+print(String(format: "%@ rebuild of %@: %.0f ms, %.0f items/s; index %.1f MB (%@)", which, corpus.description,
+             elapsed, Double(items) / elapsed * 1_000, Double(total) / 1e6, tables.sorted().joined(separator: ", ")))
 
 /// `profile search … compare`: per-query medians of Spotlite, FTS5 and raw Xapian, and the quartiles of the ratio.
 func compare(
