@@ -1224,9 +1224,15 @@ void match_by_value(const Xapian::Database &database, const Xapian::Query &parse
     if (!sorted.empty()) {
         auto *list = new cxapian::DocidListSource(std::move(sorted));
         Xapian::Enquire enquire(database);
-        enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, fielded.whole(), Xapian::Query(list->release())));
+        // The page's documents, each weighed by the whole query where it matches (all of them do): an AND_MAYBE moves
+        // the query to each document (skip_to), as a match in relevance order does. Filtered to them instead
+        // (OP_FILTER), Xapian 1.4 checks an OR's branches at each document without their phrases' positions, and gave
+        // a document holding "cat dog" in its title and "bee … ant" in its detail the weight of `"ant bee"` too.
+        enquire.set_query(Xapian::Query(Xapian::Query::OP_AND_MAYBE, Xapian::Query(list->release()), fielded.whole()));
         enquire.set_weighting_scheme(weight);
-        const Xapian::MSet weighed = enquire.get_mset(0, static_cast<Xapian::doccount>(page.size()));
+        // Room for one more than can match: the MSet is never full, so the matcher has no weight to beat and prunes
+        // nothing (pruning is what turns an OR into an AND_MAYBE).
+        const Xapian::MSet weighed = enquire.get_mset(0, static_cast<Xapian::doccount>(page.size()) + 1);
         for (auto hit = weighed.begin(); hit != weighed.end(); ++hit) scores[*hit] = hit.get_weight();
     }
     result.ranked.clear();

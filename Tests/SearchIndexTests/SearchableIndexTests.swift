@@ -132,6 +132,27 @@ import TestSupport
         }
     }
 
+    /// A page sorted by value weighs its hits as a relevance search does, an OR of phrases too. Its hits were weighed
+    /// by the whole query filtered to them (OP_FILTER), where Xapian 1.4 checks an OR's branches at a document without
+    /// their phrases' positions: with a 20-hit page, `"ant bee" OR "cat dog"` gave a document holding "cat dog" in its
+    /// title and "bee … ant" in its detail the weight of "ant bee" too (5.73 by relevance, 6.19 sorted).
+    @Test func aSortedPageWeighsPhrasesAsRelevanceDoes() throws {
+        var texts = RandomTexts()
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems((0..<300).map { Self.item("item-\($0)", title: texts.text(1...6), detail: texts.text(0...30)) })
+        let reader = try SearchReader(path: path)
+        for text in ["\"ant bee\" OR \"cat dog\"", "\"bee cat\" OR \"ant dog\" OR elk", "\"dog ant\" bee"] {
+            let query = try SearchQueryParser().parse(text)
+            let scores = Dictionary(
+                uniqueKeysWithValues: try reader.search(query, SearchRequest(limit: 400)).hits.map { ($0.uniqueIdentifier, $0.score) })
+            for limit in [5, 20, 50] {
+                for hit in try reader.search(query, SearchRequest(limit: limit, sort: .modified)).hits {
+                    #expect(abs(hit.score - scores[hit.uniqueIdentifier, default: -1]) < 1e-9, "\(text), \(limit): \(hit)")
+                }
+            }
+        }
+    }
+
     /// Expects `kept` (a reader that keeps tables) to give exactly `plain`'s hits for `text`, and some, on three searches
     /// in a row: its tables are made on the second search at a revision.
     func expectKeptReaderAgrees(
