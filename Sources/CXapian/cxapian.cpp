@@ -3,6 +3,7 @@
 
 #include "cxapian.h"
 #include "fielded_ranking.h"
+#include "word_pairs.h"
 
 #include <xapian.h>
 
@@ -143,6 +144,8 @@ struct cxapian_database {
     cxapian::RevisionTableCache<cxapian::DocLengths> doc_lengths;
     /// The sort keys of `database`'s sorts by one value slot, when its searches ask for them.
     cxapian::SortKeysCache sort_keys;
+    /// The common words of `database`, for its searches' phrases.
+    cxapian::WordPairsCache word_pairs;
 };
 
 struct cxapian_writable_database {
@@ -493,6 +496,58 @@ bool cxapian_document_add_value(cxapian_document *document, uint32_t slot, const
                                 cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     document->document.add_value(slot, std::string(value, length));
+    CXAPIAN_GUARD_END(error)
+}
+
+/* ---- word pairs ---- */
+
+struct cxapian_word_pairs {
+    cxapian::WordPairs pairs;
+};
+
+struct cxapian_word_sample {
+    cxapian::WordSample sample;
+};
+
+cxapian_word_pairs *cxapian_word_pairs_new(const char *words, size_t length, const char *title_prefix,
+                                           size_t prefix_length) {
+    try {
+        return new cxapian_word_pairs{
+            cxapian::WordPairs(std::string(words, length), std::string(title_prefix, prefix_length))};
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void cxapian_word_pairs_free(cxapian_word_pairs *pairs) { delete pairs; }
+
+bool cxapian_document_add_word_pairs(cxapian_document *document, const cxapian_word_pairs *pairs,
+                                     cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    pairs->pairs.add_to(document->document);
+    CXAPIAN_GUARD_END(error)
+}
+
+cxapian_word_sample *cxapian_word_sample_new(const char *title_prefix, size_t prefix_length) {
+    try {
+        return new cxapian_word_sample{cxapian::WordSample(std::string(title_prefix, prefix_length))};
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void cxapian_word_sample_free(cxapian_word_sample *sample) { delete sample; }
+
+bool cxapian_word_sample_add(cxapian_word_sample *sample, const cxapian_document *document, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    sample->sample.add(document->document);
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_word_sample_choose(const cxapian_word_sample *sample, double min_share, uint32_t min_documents,
+                                uint32_t max_words, char **out, size_t *out_length, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    hand_out(sample->sample.choose(min_share, min_documents, max_words), out, out_length);
     CXAPIAN_GUARD_END(error)
 }
 
@@ -1308,8 +1363,14 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
             database->doc_lengths.get(database->database, "lengths", database->path,
                                       [](const auto &db) { return std::make_shared<const cxapian::DocLengths>(db); });
     }
+    Xapian::Query parsed = query->query;
+    if (options->word_pairs_key != nullptr && database->database.size() == 1) {
+        // A multi-database's parts each have words of their own, and a pair term means nothing across them.
+        parsed = database->word_pairs.get(database->database, options->word_pairs_key, fielded_ranking.title_prefix)
+                     ->filter_phrases(parsed);
+    }
     const cxapian::FieldedQuery fielded =
-        cxapian::rewrite_for_fields(query->query, bonus, database->database, fielded_ranking);
+        cxapian::rewrite_for_fields(parsed, bonus, database->database, fielded_ranking);
     result->highlight_query = query->query;
     const cxapian::FieldedBM25Weight weight(ranking.k1, ranking.b);
     const bool by_relevance = options->sort_key_count == 0 || options->by_relevance_first;
@@ -1326,7 +1387,7 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
         if (options->kept_tables && options->sort_key_count == 1) {
             table = database->sort_keys.get(database->database, database->path, options->sort_keys[0].slot);
         }
-        match_by_value(database->database, query->query, fielded, weight, options, *result, std::move(table));
+        match_by_value(database->database, parsed, fielded, weight, options, *result, std::move(table));
     } else if (options->rescore_window > 0 && one_part && by_relevance && extras
                && page_end <= uint64_t(options->rescore_window) * 10) {
         const auto window = static_cast<Xapian::doccount>(std::max<uint64_t>(options->rescore_window, page_end));

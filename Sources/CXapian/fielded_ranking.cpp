@@ -2,6 +2,7 @@
 // exceptions thrown here are caught there.
 
 #include "fielded_ranking.h"
+#include "word_pairs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -456,29 +457,16 @@ bool bonus_phrases(const Xapian::Query &query, const Classifier &classifier, std
         }
         return true;
     }
-    if (query.get_type() != Q::OP_PHRASE) return false;
-    const size_t count = query.get_num_subqueries();
-    if (count < 2) return false;
-    // Xapian's public API does not give a phrase's window; its description does ("t1@1 PHRASE 2 t2@2"). Exact only:
-    // a window as wide as the phrase.
-    const std::string description = query.get_description();
-    const std::string exact = " PHRASE " + std::to_string(count) + " ";
-    size_t operators = 0;
-    for (size_t at = description.find(" PHRASE "); at != std::string::npos; at = description.find(" PHRASE ", at + 1)) {
-        if (description.compare(at, exact.size(), exact) != 0) return false;
-        ++operators;
-    }
-    if (operators != count - 1) return false;
+    std::vector<std::string> terms;
+    if (!phrase_leaves(query, terms) || !is_exact_phrase(query)) return false;
     BonusPhrase phrase;
-    for (size_t i = 0; i < count; ++i) {
-        std::string term;
-        if (!leaf_term(query.get_subquery(i), term)) return false;
-        bool title = classifier.is_title(term);
-        if (!title && !classifier.is_detail(term)) return false;
+    for (size_t i = 0; i < terms.size(); ++i) {
+        bool title = classifier.is_title(terms[i]);
+        if (!title && !classifier.is_detail(terms[i])) return false;
         if (i == 0) phrase.title = title;
         if (title != phrase.title) return false;
-        phrase.terms.push_back(term);
     }
+    phrase.terms = std::move(terms);
     phrases.push_back(std::move(phrase));
     return true;
 }

@@ -62,6 +62,13 @@ struct ItemMapping {
             attributeSet: attributes)
     }
 
+    /// The documents of about `count` items spread over the store (``StoreReader/sampleItems(count:runs:)``).
+    func sampleDocuments(in reader: StoreReader, count: Int) throws -> [SearchableItem] {
+        let items = try reader.sampleItems(count: count)
+        let projects = try reader.projects(ids: items.map(\.projectID))
+        return items.compactMap { item in projects[item.projectID].map { searchableItem(for: item, in: $0) } }
+    }
+
     /// Calls `body` with the document of every project, then every item, of one store snapshot, streaming
     /// the items (the whole store is never in memory at once).
     func forEachDocument(in reader: StoreReader, _ body: (SearchableItem) throws -> Void) throws {

@@ -69,8 +69,14 @@ extension StoreIndexer {
     ) throws(IndexerError) {
         let path = location.path(of: generation)
         try indexer(location.root) {
+            // The index's common words, from a sample of the store's items read before the build (see
+            // SearchableIndex.commonWords(of:)): every shard, and every document written later, uses the same.
+            let sample = try store.read {
+                try mapping.sampleDocuments(in: $0, count: SearchableIndex.commonWordSampleSize)
+            }
             let build = ShardedBuild(
                 paths: shardPaths, identifierBase: mapping.identifierBase,
+                commonWords: try SearchableIndex.commonWords(of: sample),
                 metadata: [Self.storeKey: store.uuid, SearchIndexLayout.versionKey: SearchIndexLayout.version])
             let cursor: Int64
             do {
@@ -126,12 +132,14 @@ final class ShardedBuild: @unchecked Sendable {
     /// Chunks a shard's queue holds before the reader waits for its builder.
     private static let capacity = 4
 
-    init(paths: [String], identifierBase: String, metadata: [String: String]) {
+    init(paths: [String], identifierBase: String, commonWords: [String], metadata: [String: String]) {
         running = paths.count
         queues = Array(repeating: [], count: paths.count)
         for (shard, path) in paths.enumerated() {
             let thread = Thread { [self] in
-                build(shard: shard, path: path, identifierBase: identifierBase, metadata: metadata)
+                build(
+                    shard: shard, path: path, identifierBase: identifierBase, commonWords: commonWords,
+                    metadata: metadata)
             }
             thread.name = "spotlite rebuild"
             thread.start()
@@ -174,12 +182,14 @@ final class ShardedBuild: @unchecked Sendable {
         return chunk
     }
 
-    private func build(shard: Int, path: String, identifierBase: String, metadata: [String: String]) {
+    private func build(
+        shard: Int, path: String, identifierBase: String, commonWords: [String], metadata: [String: String]
+    ) {
         var written = 0
         var skipped: [(uri: String, reason: String)] = []
         do {
             let index = try SearchableIndex(
-                path: path, durable: false, bulkLoad: true, identifierBase: identifierBase)
+                path: path, durable: false, bulkLoad: true, identifierBase: identifierBase, commonWords: commonWords)
             while let chunk = next(for: shard) {
                 try index.indexSearchableItems(chunk) { item, error in
                     skipped.append((item.uniqueIdentifier, error.message))

@@ -10,9 +10,12 @@ final class DocumentBuilder {
 
     /// How identifiers are kept (see ``IdentifierCoding``).
     let coding: IdentifierCoding
+    /// The index's common words, whose pairs get terms (nil: none).
+    let pairs: WordPairs?
 
-    init(coding: IdentifierCoding, collectsWords: Bool = false) throws(XapianError) {
+    init(coding: IdentifierCoding, pairs: WordPairs? = nil, collectsWords: Bool = false) throws(XapianError) {
         self.coding = coding
+        self.pairs = pairs
         // Words over 64 bytes (Xapian's default) are skipped; the rest of the text is still indexed.
         generator = try TermGenerator(stemmingLanguage: SearchQueryParser.stemmingLanguage, maxWordLength: 64)
         generator.enableCJKNgrams()
@@ -62,6 +65,7 @@ final class DocumentBuilder {
         generator.increaseTermPosition()
         let detail = TextNormalizer.indexed(attributes.contentDescription)
         try generator.indexText(detail, prefix: TermPrefix.detail)
+        if let pairs { try document.addWordPairs(pairs) }
         if collectsWords {
             words.formUnion(Self.spellingWords(title))
             words.formUnion(Self.spellingWords(detail))

@@ -116,6 +116,7 @@ public final class SearchReader {
         options.rescoreWindow = request.ranking.rescoreWindow
         options.timeLimit = request.timeLimit
         options.keptTables = keepsTables
+        options.wordPairsKey = SearchIndexLayout.wordPairsKey
         // Counts are exact up to this many matches ("about" only beyond), and facets count every match.
         options.checkAtLeast = max(request.offset + request.limit, SearchRequest.exactTotalUpTo)
         if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }

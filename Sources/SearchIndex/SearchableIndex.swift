@@ -31,31 +31,43 @@ public final class SearchableIndex {
     ///     spelling data is made there in one pass over the terms.
     ///   - identifierBase: what the identifiers share (`tracker://<store-uuid>/`), kept short under it (see
     ///     ``IdentifierCoding``). Written into a fresh index; an index that has one keeps its own.
-    public init(path: String, durable: Bool = true, bulkLoad: Bool = false, identifierBase: String = "")
-        throws(SearchIndexError)
-    {
+    ///   - commonWords: the words whose pairs get terms of their own (``commonWords(of:)``), for fast phrases.
+    ///     Written into a fresh index; an index keeps its own (or none) for its life.
+    public init(
+        path: String, durable: Bool = true, bulkLoad: Bool = false, identifierBase: String = "",
+        commonWords: [String] = []
+    ) throws(SearchIndexError) {
         commitsEachCall = !bulkLoad
         let database = try xapian { () throws(XapianError) in
             try WritableDatabase(path: path, durable: durable)
         }
         self.database = database
         var base = try xapian { () throws(XapianError) in try database.metadata(SearchIndexLayout.identifierBaseKey) }
+        var words = try xapian { () throws(XapianError) in try database.metadata(SearchIndexLayout.wordPairsKey) }
         if try xapian({ () throws(XapianError) in try database.metadata(SearchIndexLayout.versionKey) }).isEmpty,
             try xapian({ () throws(XapianError) in try database.documentCount() }) == 0
         {
             base = identifierBase
+            words = WordPairs(words: commonWords, titlePrefix: TermPrefix.title).list
             try xapian { () throws(XapianError) in
                 try database.setMetadata(SearchIndexLayout.versionKey, SearchIndexLayout.version)
                 try database.setMetadata(SearchIndexLayout.identifierBaseKey, base)
+                try database.setMetadata(SearchIndexLayout.wordPairsKey, words)
                 try database.commit()
             }
         }
         coding = IdentifierCoding(base: base)
+        let common = WordPairs.words(fromList: words)
+        self.commonWords = common
+        let pairs = common.isEmpty ? nil : WordPairs(words: common, titlePrefix: TermPrefix.title)
         // A bulk load leaves the spelling data to one pass over the finished shards (addSpellings(toShards:)).
         builder = try xapian { () throws(XapianError) in
-            try DocumentBuilder(coding: IdentifierCoding(base: base), collectsWords: !bulkLoad)
+            try DocumentBuilder(coding: IdentifierCoding(base: base), pairs: pairs, collectsWords: !bulkLoad)
         }
     }
+
+    /// The index's common words (its pairs of them have terms), as it was made with them.
+    public let commonWords: [String]
 
     /// How this index keeps identifiers (its base is the one it was made with).
     public let coding: IdentifierCoding

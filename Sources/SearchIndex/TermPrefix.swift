@@ -24,6 +24,10 @@ public enum TermPrefix {
     public static let containerTitle = "XPT"
     /// A message's author, normalised by ``authorTerm(_:)``. Boolean.
     public static let author = "XAU"
+    /// Two of the index's common words next to each other in a title or a detail (``WordPairs``): `XWP` and the
+    /// words' numbers in the list the index keeps (``SearchIndexLayout/wordPairsKey``), a byte each for most (written
+    /// by CXapian's `WordPairs`). Boolean.
+    public static let wordPair = "XWP"
 }
 
 /// Value slots: sortable numbers and strings kept per document.
@@ -80,11 +84,15 @@ public enum SearchIndexLayout {
     /// 8: identifiers kept short (``IdentifierCoding``), the base in the metadata; no entity slot (the unique
     /// identifier's short form is the collapse key); fingerprints of 8 bytes; title keys of 32 folded bytes, without
     /// tie-breaks that add nothing; statuses in one byte; project-title terms of 12 bytes at most; spelling data only for words of two documents or more, titles included.
-    public static let version = "8"
+    /// 9: pair terms for the index's common words (``TermPrefix/wordPair``), the words in the metadata.
+    public static let version = "9"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
     /// Metadata key holding the base of the index's short identifiers (``IdentifierCoding/base``).
     public static let identifierBaseKey = "spotlite.identifier-base"
+    /// Metadata key holding the index's common words, one a line, most frequent first (``WordPairs``): chosen when the
+    /// index is made and kept for its life, so that every document has the pair terms of the same words.
+    public static let wordPairsKey = "spotlite.word-pairs"
     /// Metadata key holding the client state of the last batch.
     public static let clientStateKey = "spotlite.client-state"
 }

@@ -117,6 +117,32 @@ public struct StoreReader {
         }
     }
 
+    /// About `count` items spread over the whole store: `runs` runs of consecutive items (in insertion order), their
+    /// starts evenly spaced over the rowids; every item when there are no more than `count`. Reads only the rows it
+    /// returns (a seek per run), not the table. For choosing what an index of the store should treat as common.
+    public func sampleItems(count: Int, runs: Int = 40) throws -> [Item] {
+        guard count > 0 else { return [] }
+        let bounds = try Row.fetchOne(db, sql: "SELECT min(rowid), max(rowid) FROM items")
+        guard let low: Int64 = bounds?[0], let high: Int64 = bounds?[1] else { return [] }
+        let runs = max(1, min(runs, count))
+        let perRun = max(1, count / runs)
+        let statement = try db.cachedStatement(
+            sql: "SELECT \(Item.columns), rowid FROM items WHERE rowid >= ? ORDER BY rowid LIMIT ?")
+        var items: [Item] = []
+        var next = low  // runs never overlap: one that ends past the next run's start moves that start on
+        for run in 0..<runs {
+            // In floating point: rowids are anything a sqlite3 shell wrote, and their span may not fit an Int64.
+            let target = Double(low) + (Double(high) - Double(low)) * Double(run) / Double(runs)
+            let start = max(next, target >= Double(Int64.max) ? high : Int64(target))
+            guard start <= high else { break }
+            let rows = try Row.fetchAll(statement, arguments: [start, perRun])
+            items += rows.map(Item.init(row:))
+            guard let last: Int64 = rows.last?[8], last < Int64.max else { break }
+            next = last + 1
+        }
+        return items
+    }
+
     // MARK: Messages (none in a store without the table: one written before v4, opened read-only)
 
     /// Whether the store has the messages table.

@@ -46,6 +46,10 @@ public struct MatchOptions: Sendable {
     /// second search at a revision that needs it, in one pass) instead of a seek through the index for each
     /// document. For a reader that searches again and again.
     public var keptTables = false
+    /// With ``ranking`` on one database: the metadata key under which the index keeps its common words
+    /// (``WordPairs``); each exact phrase of two of them is then filtered by their pair term, so positions are checked
+    /// only in documents that hold the phrase. Nil, or a key the index lacks: positions alone.
+    public var wordPairsKey: String?
 
     public init() {}
 }
@@ -170,29 +174,35 @@ extension Database {
         let slots = options.facetSlots
         var mset: OpaquePointer?
         let prefix = Array((options.ranking?.titlePrefix ?? "").utf8CString)
+        // Empty for no key: its base address is then nil.
+        let pairsKey = options.wordPairsKey.map { Array($0.utf8CString) } ?? []
         try keys.withUnsafeBufferPointer { keyBuffer throws(XapianError) in
             try slots.withUnsafeBufferPointer { slotBuffer throws(XapianError) in
                 try prefix.withUnsafeBufferPointer { prefixPointer throws(XapianError) in
-                    let ranking = options.ranking.map {
-                        cxapian_fielded_ranking(
-                            k1: $0.k1, b: $0.b, title_bonus: $0.titleBonus, title_prefix: prefixPointer.baseAddress,
-                            title_match: $0.titleMatch, title_words_slot: $0.titleWordsSlot)
-                    }
-                    try [ranking ?? cxapian_fielded_ranking()].withUnsafeBufferPointer { rankingBuffer throws(XapianError) in
-                        let fielded = ranking == nil ? nil : rankingBuffer.baseAddress
-                        var raw = cxapian_enquire_options(
-                            first: UInt32(clamping: options.offset), max_items: UInt32(clamping: options.limit),
-                            sort_keys: keyBuffer.baseAddress, sort_key_count: keyBuffer.count,
-                            by_relevance_first: options.relevanceFirst, docids_descending: options.docidsDescending,
-                            facet_slots: slotBuffer.baseAddress, facet_slot_count: slotBuffer.count,
-                            check_at_least: UInt32(clamping: options.checkAtLeast),
-                            unweighted: options.unweighted, ranking: fielded,
-                            bonus: bonus?.handle,
-                            rescore_window: UInt32(clamping: options.rescoreWindow),
-                            time_limit: options.timeLimit, collapse: options.collapseSlot != nil,
-                            collapse_slot: options.collapseSlot ?? 0, kept_tables: options.keptTables)
-                        try withExtendedLifetime(bonus) { () throws(XapianError) in
-                            try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
+                    try pairsKey.withUnsafeBufferPointer { pairsKeyPointer throws(XapianError) in
+                        let ranking = options.ranking.map {
+                            cxapian_fielded_ranking(
+                                k1: $0.k1, b: $0.b, title_bonus: $0.titleBonus, title_prefix: prefixPointer.baseAddress,
+                                title_match: $0.titleMatch, title_words_slot: $0.titleWordsSlot)
+                        }
+                        let rankings = [ranking ?? cxapian_fielded_ranking()]
+                        try rankings.withUnsafeBufferPointer { rankingBuffer throws(XapianError) in
+                            let fielded = ranking == nil ? nil : rankingBuffer.baseAddress
+                            var raw = cxapian_enquire_options(
+                                first: UInt32(clamping: options.offset), max_items: UInt32(clamping: options.limit),
+                                sort_keys: keyBuffer.baseAddress, sort_key_count: keyBuffer.count,
+                                by_relevance_first: options.relevanceFirst, docids_descending: options.docidsDescending,
+                                facet_slots: slotBuffer.baseAddress, facet_slot_count: slotBuffer.count,
+                                check_at_least: UInt32(clamping: options.checkAtLeast),
+                                unweighted: options.unweighted, ranking: fielded,
+                                bonus: bonus?.handle,
+                                rescore_window: UInt32(clamping: options.rescoreWindow),
+                                time_limit: options.timeLimit, collapse: options.collapseSlot != nil,
+                                collapse_slot: options.collapseSlot ?? 0, kept_tables: options.keptTables,
+                                word_pairs_key: pairsKeyPointer.baseAddress)
+                            try withExtendedLifetime(bonus) { () throws(XapianError) in
+                                try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
+                            }
                         }
                     }
                 }

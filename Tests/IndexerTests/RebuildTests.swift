@@ -120,6 +120,41 @@ import TrackerStore
         #expect(try compacted.verify().isClean)
     }
 
+    /// A rebuild chooses the index's common words from a sample of the store (their pairs get terms: fast phrases),
+    /// every shard uses them, and the index keeps them: later changes write their pairs, so a phrase finds what a
+    /// new rebuild finds.
+    @Test func aRebuildChoosesCommonWordsThatLaterChangesKeep() throws {
+        let sharded = try rebuilt("sharded", .init(shards: 3))
+        func commonWords(_ indexer: StoreIndexer) throws -> [String] {
+            let list = try SearchReader(path: indexer.location.root).metadata(SearchIndexLayout.wordPairsKey)
+            return list.split(separator: "\n").map(String.init)
+        }
+        let words = try commonWords(sharded)
+        #expect(words.count > 50 && words.count <= SearchableIndex.commonWordMaximumCount)
+        #expect(words.contains("upstream") && words.contains("release"))
+        let sample = try store.read {
+            try sharded.mapping.sampleDocuments(in: $0, count: SearchableIndex.commonWordSampleSize)
+        }
+        #expect(words == (try SearchableIndex.commonWords(of: sample)))
+
+        let project = try store.addProject(title: "Pairs")
+        try store.addItem(
+            projectID: project.id, title: "release upstream of the upstream release", detail: "new upstream")
+        try store.updateItem(
+            id: try store.read { try $0.sampleItems(count: 1) }[0].id, ItemChanges(detail: "the new upstream release"))
+        #expect(try sharded.catchUp().rebuildReason == nil)
+        #expect(try commonWords(sharded) == words)
+        let fresh = try rebuilt("fresh", .init(shards: 2))
+        let queries = [
+            "\"release upstream\"", "\"upstream release\"", "\"new upstream release\"", "title:\"the upstream\"",
+        ]
+        for query in queries {
+            let hits = try everyHit(sharded, query)
+            #expect(!hits.isEmpty, "\(query)")
+            #expect(hits == (try everyHit(fresh, query)), "\(query)")
+        }
+    }
+
     func directorySize(_ path: String) -> Int {
         let enumerator = FileManager.default.enumerator(atPath: path)
         var total = 0

@@ -64,4 +64,25 @@ import TrackerStore
         #expect(try readOnly.lastChangeSequence() == (try store.lastChangeSequence()))
         #expect(try readOnly.entities(items: ids, projects: [], messages: []) == (try store.entities(items: ids, projects: [], messages: [])))
     }
+
+    @Test func aSampleIsSpreadOverTheStoreAndReadsOnlyWhatItReturns() throws {
+        let (store, ids) = try filledStore()
+        // Every item when there are no more than asked for.
+        #expect(try store.read { try $0.sampleItems(count: 100) }.map(\.id) == ids)
+        // Runs of consecutive items, from the start to the end of the store.
+        let sample = try store.read { try $0.sampleItems(count: 8, runs: 4) }.map(\.id)
+        #expect(sample.count == 8)
+        #expect(sample.first == ids.first)
+        #expect(Set(sample).isSubset(of: ids) && Set(sample).count == 8)
+        #expect(ids.firstIndex(of: sample.last!)! >= 30)
+        // Rowids a sqlite3 shell chose, at both ends of their range: no overflow, still a spread.
+        let queue = try DatabaseQueue(path: store.path)
+        try queue.write { db in
+            try db.execute(sql: "UPDATE items SET rowid = -9223372036854775807 WHERE id = ?", arguments: [ids[5]])
+            try db.execute(sql: "UPDATE items SET rowid = 9223372036854775807 WHERE id = ?", arguments: [ids[6]])
+        }
+        let wide = try store.read { try $0.sampleItems(count: 8, runs: 4) }.map(\.id)
+        #expect(wide.contains(ids[5]) && wide.contains(ids[6]))
+        #expect(try store.read { try $0.sampleItems(count: 0) }.isEmpty)
+    }
 }

@@ -75,6 +75,34 @@ void cxapian_term_generator_increase_termpos(cxapian_term_generator *generator, 
 
 typedef struct cxapian_writable_database cxapian_writable_database;
 
+/* ---- word pairs ------------------------------------------------------------------------------ */
+
+/** The common words of an index, whose pairs at consecutive positions get terms of their own (word_pairs.h): an exact
+ *  phrase of them is then looked up rather than checked position by position in every document holding its words. */
+typedef struct cxapian_word_pairs cxapian_word_pairs;
+
+/** The words of `words` (one a line; at most 255 are used), for documents whose title terms are `title_prefix` + word.
+ *  NULL only when out of memory. */
+cxapian_word_pairs *cxapian_word_pairs_new(const char *words, size_t length, const char *title_prefix,
+                                           size_t prefix_length);
+void cxapian_word_pairs_free(cxapian_word_pairs *pairs);
+/** Adds the pair terms of `document`'s text (call once all of it is indexed). */
+bool cxapian_document_add_word_pairs(cxapian_document *document, const cxapian_word_pairs *pairs,
+                                     cxapian_error **error);
+
+/** Document frequencies of the words of a sample of documents, to choose an index's common words from. */
+typedef struct cxapian_word_sample cxapian_word_sample;
+
+/** NULL only when out of memory. */
+cxapian_word_sample *cxapian_word_sample_new(const char *title_prefix, size_t prefix_length);
+void cxapian_word_sample_free(cxapian_word_sample *sample);
+/** Counts the distinct words of `document`'s title and detail. */
+bool cxapian_word_sample_add(cxapian_word_sample *sample, const cxapian_document *document, cxapian_error **error);
+/** The words in at least `min_share` of the documents added and in at least `min_documents`, most frequent first, at
+ *  most `max_words`, one a line (malloc'ed in *out; NULL with length 0 for none). */
+bool cxapian_word_sample_choose(const cxapian_word_sample *sample, double min_share, uint32_t min_documents,
+                                uint32_t max_words, char **out, size_t *out_length, cxapian_error **error);
+
 /** Makes the generator split spans of CJK characters into unigrams and bigrams (Xapian's FLAG_CJK_NGRAM), which
  *  queries parsed with CXAPIAN_QP_CJK_NGRAM find. */
 void cxapian_term_generator_enable_cjk_ngrams(cxapian_term_generator *generator);
@@ -372,6 +400,10 @@ typedef struct {
      *  database handle's, each made on its second search at a revision that needs it and kept until the revision
      *  moves on (one pass over the index: worth it for a reader that searches again, not for a single search). */
     bool kept_tables;
+    /** With the fielded ranking on a single database: the metadata key under which the index keeps its common words
+     *  (cxapian_word_pairs); each exact phrase of two of them is then filtered by their pair term, which only
+     *  documents holding the phrase have. NULL or an absent key: phrases are checked by positions alone. */
+    const char *word_pairs_key;
 } cxapian_enquire_options;
 
 bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,

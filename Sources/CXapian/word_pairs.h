@@ -1,0 +1,120 @@
+// word_pairs.h — terms for pairs of common words next to each other, so that a phrase of them is looked up rather
+// than checked position by position (internal to CXapian).
+//
+// Xapian checks an exact phrase by reading the positions of each of its terms in every document holding all of
+// them. For two common words that is most of the index: at 100k items, "chobilion noundsangly" (894 matches) had
+// some 26,000 candidates, each a position look-up per word, and took 8.5 ms (FTS5 7.7 ms). Search engines answer
+// such phrases from pairs indexed as terms of their own ("common grams": Lucene's CommonGramsFilter, the
+// HathiTrust full-text search): a phrase's pair term has the phrase's documents and no others.
+//
+// Only pairs of two common words get a term. Which words are common is decided once per index, when it is built
+// (WordSample, from a sample of its documents), and kept in its metadata: every document of the index, whenever it
+// was written, has the terms of the same set of words, so a phrase of two of them that a document holds always finds
+// the document's pair term. A phrase holding a rarer word keeps Xapian's check, whose candidates are then the rarer
+// word's few documents.
+//
+// A pair term is `XWP` and the two words' numbers in the set, each one byte (the 222 most frequent words) or two (a
+// space first), never a control character (nor a newline in `xapian-delve`'s list of terms): 5 bytes for most, so that
+// the 20–30 pairs of a document cost little in its term list. Pairs from the title and from the detail share it.
+
+#ifndef CXAPIAN_WORD_PAIRS_H
+#define CXAPIAN_WORD_PAIRS_H
+
+#include <xapian.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace cxapian {
+
+/// The terms of `query` if it is a phrase (OP_PHRASE) of two or more leaf terms, in order, into `terms`; false for
+/// anything else.
+bool phrase_leaves(const Xapian::Query &query, std::vector<std::string> &terms);
+
+/// Whether the phrase `query` is exact: its window is as wide as it has terms (consecutive positions).
+bool is_exact_phrase(const Xapian::Query &query);
+
+/// The common words of an index, whose pairs are indexed.
+class WordPairs {
+  public:
+    /// Word numbers written in one byte: the bytes 0x21–0x7E and 0x80–0xFF.
+    static constexpr uint32_t one_byte_codes = 94 + 128;
+    /// At most this many words: 222 numbered in one byte, as many more in two.
+    static constexpr size_t max_words = 2 * one_byte_codes;
+    /// What every pair term starts with.
+    static const std::string prefix;
+
+    /// The words of `list` (one a line, as WordSample::choose() writes them and the index's metadata keeps them),
+    /// numbered in order; words past max_words, empty lines and repeats are ignored.
+    WordPairs(const std::string &list, std::string title_prefix);
+
+    bool empty() const { return numbers_.empty(); }
+
+    /// Adds to `document` the pair term of every two of the set's words at consecutive positions of one field (the
+    /// title's terms are `title_prefix` + word, the detail's the word alone; stems and boolean terms have no
+    /// positions). Call once all of the document's text is indexed.
+    void add_to(Xapian::Document &document) const;
+
+    /// `query` with each exact phrase (OP_PHRASE whose window is its length) under AND, OR, FILTER, AND_NOT,
+    /// AND_MAYBE, XOR, SYNONYM or MAX nodes filtered by the pair terms of its consecutive words that are both in the
+    /// set. The phrase still checks positions, now only in documents that hold every such pair; the matches, and
+    /// their weights, are the same. Anything else is left as it is.
+    Xapian::Query filter_phrases(const Xapian::Query &query) const;
+
+  private:
+    /// The word of a positional text term and its field (true for the title); false for any other term.
+    bool split(const std::string &term, std::string &word, bool &title) const;
+    /// Into `filtered`, `query` with its exact phrases filtered; false (and `filtered` untouched) if there was none
+    /// to filter.
+    bool filter(const Xapian::Query &query, Xapian::Query &filtered) const;
+    /// The pair term of two of the set's words (by number).
+    static std::string term(uint32_t first, uint32_t second);
+    /// Appends a word's number as the pair terms write it.
+    static void append_number(std::string &term, uint32_t number);
+
+    std::unordered_map<std::string, uint32_t> numbers_;
+    std::string title_prefix_;
+};
+
+/// A reader's WordPairs: its database's words (the metadata under a key), read once per database. An index keeps its
+/// words from its first document on, and a new one (a rebuild swapped in, which a reopen moves to) has a new UUID.
+/// Safe to use from several threads.
+class WordPairsCache {
+  public:
+    /// The words `database` keeps under `key`, for title terms prefixed `title_prefix`.
+    std::shared_ptr<const WordPairs> get(const Xapian::Database &database, const std::string &key,
+                                         const std::string &title_prefix);
+
+  private:
+    std::mutex mutex_;
+    std::shared_ptr<const WordPairs> pairs_;
+    std::string uuid_;
+    std::string key_;
+    std::string title_prefix_;
+};
+
+/// Document frequencies of positional words over a sample of documents, from which WordPairs's set is chosen.
+class WordSample {
+  public:
+    explicit WordSample(std::string title_prefix) : title_prefix_(std::move(title_prefix)) {}
+
+    /// Counts the distinct words of `document`'s title and detail (as WordPairs reads them) once each.
+    void add(const Xapian::Document &document);
+
+    /// The words held by at least `min_share` of the documents added and by at least `min_documents` of them, most
+    /// frequent first (then in byte order), at most `max_words`: one a line.
+    std::string choose(double min_share, Xapian::doccount min_documents, size_t max_words) const;
+
+  private:
+    std::string title_prefix_;
+    std::unordered_map<std::string, Xapian::doccount> frequencies_;
+    Xapian::doccount documents_ = 0;
+};
+
+}  // namespace cxapian
+
+#endif
