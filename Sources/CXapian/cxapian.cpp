@@ -3,7 +3,7 @@
 
 #include "cxapian.h"
 #include "fielded_ranking.h"
-#include "word_pairs.h"
+#include "index_layout.h"
 
 #include <xapian.h>
 
@@ -144,8 +144,8 @@ struct cxapian_database {
     cxapian::RevisionTableCache<cxapian::DocLengths> doc_lengths;
     /// The sort keys of `database`'s sorts by one value slot, when its searches ask for them.
     cxapian::SortKeysCache sort_keys;
-    /// The common words of `database`, for its searches' phrases.
-    cxapian::WordPairsCache word_pairs;
+    /// What `database`'s metadata records of its terms (its common words, its left-out stem terms).
+    cxapian::IndexLayoutCache layout;
 };
 
 struct cxapian_writable_database {
@@ -298,6 +298,23 @@ bool hand_out(const std::string &value, char **out, size_t *out_length) {
 Xapian::Stem make_stemmer(const char *language) {
     if (language == nullptr || *language == '\0') return Xapian::Stem();
     return Xapian::Stem(language);
+}
+
+/// What `database`'s metadata records of its terms under the keys `layout` names (nothing for a NULL layout).
+cxapian::IndexLayout index_layout(cxapian_database &database, const cxapian_index_layout *layout) {
+    auto text = [](const char *value) { return value != nullptr ? std::string(value) : std::string(); };
+    if (layout == nullptr) return database.layout.get(database.database, "", "", "");
+    return database.layout.get(database.database, text(layout->word_pairs_key), text(layout->stems_key),
+                               text(layout->title_prefix));
+}
+
+/// The fielded ranking `ranking` describes, over an index of `layout`.
+cxapian::FieldedRanking fielded_ranking_of(const cxapian_fielded_ranking &ranking, const cxapian::IndexLayout &layout) {
+    cxapian::FieldedRanking fielded{ranking.k1, ranking.b, ranking.title_bonus,
+                                    ranking.title_prefix != nullptr ? ranking.title_prefix : "", ranking.title_match,
+                                    ranking.title_words_slot};
+    fielded.stems = layout.stems;
+    return fielded;
 }
 
 // A boolean field whose text -> term mapping lives on the other side of the boundary (in Swift).
@@ -548,6 +565,29 @@ bool cxapian_word_sample_choose(const cxapian_word_sample *sample, double min_sh
                                 uint32_t max_words, char **out, size_t *out_length, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     hand_out(sample->sample.choose(min_share, min_documents, max_words), out, out_length);
+    CXAPIAN_GUARD_END(error)
+}
+
+/* ---- stem terms ---- */
+
+struct cxapian_stem_terms {
+    cxapian::StemTerms stems;
+};
+
+cxapian_stem_terms *cxapian_stem_terms_new(const char *language, const char *title_prefix, size_t prefix_length) {
+    try {
+        return new cxapian_stem_terms{cxapian::StemTerms(language, std::string(title_prefix, prefix_length))};
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void cxapian_stem_terms_free(cxapian_stem_terms *stems) { delete stems; }
+
+bool cxapian_document_prune_stems(cxapian_document *document, const cxapian_stem_terms *stems, const char *length_term,
+                                  size_t length, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    stems->stems.prune(document->document, std::string(length_term, length));
     CXAPIAN_GUARD_END(error)
 }
 
@@ -1085,13 +1125,14 @@ bool cxapian_query_new_value_range(uint32_t slot, const char *begin, size_t begi
 }
 
 bool cxapian_query_new_similar(cxapian_database *database, const char *unique_term, size_t unique_term_length,
-                               uint32_t max_words, const char *title_prefix, double feedback_weight,
-                               cxapian_query **out, cxapian_error **error) {
+                               uint32_t max_words, const cxapian_fielded_ranking *ranking,
+                               const cxapian_index_layout *layout, double feedback_weight, cxapian_query **out,
+                               cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     *out = nullptr;
+    const cxapian::FieldedRanking fielded = fielded_ranking_of(*ranking, index_layout(*database, layout));
     *out = new cxapian_query{cxapian::similar_query(database->database, std::string(unique_term, unique_term_length),
-                                                    max_words, title_prefix != nullptr ? title_prefix : "",
-                                                    feedback_weight)};
+                                                    max_words, fielded, feedback_weight)};
     CXAPIAN_GUARD_END(error)
 }
 
@@ -1314,6 +1355,9 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     }
     result->shards = std::max<Xapian::doccount>(database->database.size(), 1);
     result->database = database->database;
+    const cxapian::IndexLayout layout = index_layout(*database, options->layout);
+    // The parsed query as a match of documents: a stem's documents read as its class's.
+    const Xapian::Query matching = layout.stems->expand(query->query);
     const uint32_t facet_shards = database->parts.empty() ? 1 : uint32_t(database->parts.size());
     result->facets.reserve(options->facet_slot_count * facet_shards);
     for (uint32_t shard = 0; shard < facet_shards; ++shard) {
@@ -1327,7 +1371,7 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
         for (uint32_t shard = 0; shard < facet_shards; ++shard) {
             const Xapian::Database &part = database->parts[shard];
             Xapian::Enquire counter(part);
-            counter.set_query(until_deadline(query->query, *result));
+            counter.set_query(until_deadline(matching, *result));
             counter.set_weighting_scheme(Xapian::BoolWeight());
             counter.set_docid_order(Xapian::Enquire::DONT_CARE);
             for (auto &facet : result->facets) {
@@ -1338,8 +1382,9 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     }
     const Xapian::Query bonus = options->bonus != nullptr ? options->bonus->query : Xapian::Query();
     if (options->ranking == nullptr) {
-        Xapian::Query whole = bonus.empty() ? query->query
-                                            : Xapian::Query(Xapian::Query::OP_AND_MAYBE, query->query, bonus);
+        Xapian::Query whole = bonus.empty() ? matching
+                                            : Xapian::Query(Xapian::Query::OP_AND_MAYBE, matching,
+                                                            layout.stems->expand(bonus));
         if (options->unweighted) {
             match_page(database->database, whole, Xapian::BoolWeight(), options, *result);
         } else {
@@ -1349,9 +1394,7 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
         return true;
     }
     const cxapian_fielded_ranking &ranking = *options->ranking;
-    cxapian::FieldedRanking fielded_ranking{ranking.k1, ranking.b, ranking.title_bonus,
-                                            ranking.title_prefix != nullptr ? ranking.title_prefix : "",
-                                            ranking.title_match, ranking.title_words_slot};
+    cxapian::FieldedRanking fielded_ranking = fielded_ranking_of(ranking, layout);
     if (options->kept_tables && database->database.size() == 1) {
         if (ranking.title_match > 0) {
             const Xapian::valueno slot = ranking.title_words_slot;
@@ -1363,12 +1406,9 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
             database->doc_lengths.get(database->database, "lengths", database->path,
                                       [](const auto &db) { return std::make_shared<const cxapian::DocLengths>(db); });
     }
-    Xapian::Query parsed = query->query;
-    if (options->word_pairs_key != nullptr && database->database.size() == 1) {
-        // A multi-database's parts each have words of their own, and a pair term means nothing across them.
-        parsed = database->word_pairs.get(database->database, options->word_pairs_key, fielded_ranking.title_prefix)
-                     ->filter_phrases(parsed);
-    }
+    // A multi-database's parts each have common words of their own: a pair term means nothing across them.
+    const Xapian::Query parsed =
+        database->database.size() == 1 ? layout.pairs->filter_phrases(query->query) : query->query;
     const cxapian::FieldedQuery fielded =
         cxapian::rewrite_for_fields(parsed, bonus, database->database, fielded_ranking);
     result->highlight_query = query->query;
@@ -1387,7 +1427,8 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
         if (options->kept_tables && options->sort_key_count == 1) {
             table = database->sort_keys.get(database->database, database->path, options->sort_keys[0].slot);
         }
-        match_by_value(database->database, parsed, fielded, weight, options, *result, std::move(table));
+        match_by_value(database->database, layout.stems->expand(parsed), fielded, weight, options, *result,
+                       std::move(table));
     } else if (options->rescore_window > 0 && one_part && by_relevance && extras
                && page_end <= uint64_t(options->rescore_window) * 10) {
         const auto window = static_cast<Xapian::doccount>(std::max<uint64_t>(options->rescore_window, page_end));

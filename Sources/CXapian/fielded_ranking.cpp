@@ -148,42 +148,51 @@ std::string TitleBonusSource::get_description() const {
 
 // ---- WordSource ----
 
-WordSource::WordSource(std::string detail, std::string title, double idf, double k1, double b, double title_bonus,
-                       double average_length, std::shared_ptr<const DocLengths> lengths)
+WordSource::WordSource(std::vector<std::string> detail, std::vector<std::string> title, double idf, double k1, double b,
+                       double title_bonus, double average_length, std::shared_ptr<const DocLengths> lengths,
+                       bool title_counts)
     : lengths_(std::move(lengths)), detail_(std::move(detail)), title_(std::move(title)), idf_(idf), k1_(k1), b_(b),
-      title_bonus_(title_bonus), average_length_(std::max(1.0, average_length)) {}
+      title_bonus_(title_bonus), average_length_(std::max(1.0, average_length)), title_counts_(title_counts) {}
 
 WordSource *WordSource::clone() const {
-    return new WordSource(detail_, title_, idf_, k1_, b_, title_bonus_, average_length_, lengths_);
+    return new WordSource(detail_, title_, idf_, k1_, b_, title_bonus_, average_length_, lengths_, title_counts_);
 }
 
 void WordSource::init(const Xapian::Database &database) {
     // `database` is one part of a multi-database: the average length stays the whole's, given when made.
-    open(database, {detail_, title_});
+    std::vector<std::string> terms = detail_;
+    terms.insert(terms.end(), title_.begin(), title_.end());
+    open(database, terms);
     lengths_here_ = table_of(lengths_.get(), database);
     // BM25 tends to idf × (k1 + 1) as tf grows.
     set_maxweight(idf_ * (k1_ + 1) + title_bonus_);
 }
 
 double WordSource::get_weight() const {
-    double tf = 0;
+    double in_detail = 0;
     const uint32_t known = lengths_here_ != nullptr ? lengths_here_->length(get_docid()) : DocLengths::unknown;
     double length = known != DocLengths::unknown ? static_cast<double>(known) : -1;
     bool in_title = false;
     for_each_posting([&](size_t term, const Xapian::PostingIterator &posting) {
-        if (term == 0) {
-            tf += posting.get_wdf();
+        if (term < detail_.size()) {
+            in_detail = std::max(in_detail, static_cast<double>(posting.get_wdf()));
         } else {
             in_title = true;
-            tf += 1;
         }
         if (length < 0) length = posting.get_doclength();
     });
+    const double tf = in_detail + (in_title && title_counts_ ? 1 : 0);
     if (tf == 0) return 0;
     return idf_ * FieldedBM25Weight::saturation(tf, length, average_length_, k1_, b_) + (in_title ? title_bonus_ : 0);
 }
 
-std::string WordSource::get_description() const { return "WordSource(" + detail_ + " " + title_ + ")"; }
+std::string WordSource::get_description() const {
+    std::string description = "WordSource(";
+    for (const auto &term : detail_) description += term + " ";
+    for (const auto &term : title_) description += term + " ";
+    description.back() = ')';
+    return description;
+}
 
 // ---- SharedTables ----
 
@@ -265,10 +274,11 @@ double TitleWordReader::words(Xapian::docid did) {
 
 // ---- TitleMatchSource ----
 
-TitleMatchSource::TitleMatchSource(std::vector<std::string> terms, std::vector<double> idfs, Xapian::valueno slot,
-                                   double weight, std::shared_ptr<const TitleWords> table)
+TitleMatchSource::TitleMatchSource(std::vector<std::vector<std::string>> terms, std::vector<double> idfs,
+                                   Xapian::valueno slot, double weight, std::shared_ptr<const TitleWords> table)
     : terms_(std::move(terms)), idfs_(std::move(idfs)), slot_(slot), weight_(weight), table_(std::move(table)) {
     for (double idf : idfs_) total_idf_ += idf;
+    for (size_t word = 0; word < terms_.size(); ++word) word_of_.insert(word_of_.end(), terms_[word].size(), word);
 }
 
 TitleMatchSource *TitleMatchSource::clone() const {
@@ -276,7 +286,9 @@ TitleMatchSource *TitleMatchSource::clone() const {
 }
 
 void TitleMatchSource::init(const Xapian::Database &database) {
-    open(database, terms_);
+    std::vector<std::string> terms;
+    for (const auto &word : terms_) terms.insert(terms.end(), word.begin(), word.end());
+    open(database, terms);
     title_words_ = TitleWordReader(database, slot_, table_.get());
     set_maxweight(weight_);
 }
@@ -285,9 +297,13 @@ double TitleMatchSource::get_weight() const {
     const Xapian::docid current = get_docid();
     size_t matched = 0;
     double matched_idf = 0;
+    size_t last = SIZE_MAX;  // a word's terms are walked one after another: it counts once
     for_each_match([&](size_t term) {
+        const size_t word = word_of_[term];
+        if (word == last) return;
+        last = word;
         ++matched;
-        matched_idf += term < idfs_.size() ? idfs_[term] : 1;
+        matched_idf += word < idfs_.size() ? idfs_[word] : 1;
     });
     return similarity(matched, matched_idf, title_words_.words(current), terms_.size(), total_idf_, weight_);
 }
@@ -302,7 +318,8 @@ double TitleMatchSource::similarity(size_t matched, double matched_idf, double t
     return either > 0 ? weight * matched_idf / either : 0;
 }
 
-std::vector<double> weigh_title_match(const Xapian::Database &database, const std::vector<std::string> &terms,
+std::vector<double> weigh_title_match(const Xapian::Database &database,
+                                      const std::vector<std::vector<std::string>> &terms,
                                       const std::vector<double> &idfs, const FieldedRanking &ranking,
                                       const std::vector<Xapian::docid> &documents) {
     std::vector<double> weights(documents.size(), 0.0);
@@ -311,15 +328,21 @@ std::vector<double> weigh_title_match(const Xapian::Database &database, const st
     std::vector<double> matched_idf(documents.size(), 0.0);
     double total_idf = 0;
     for (double idf : idfs) total_idf += idf;
+    std::vector<bool> holds(documents.size());
     for (size_t i = 0; i < terms.size(); ++i) {
-        auto posting = database.postlist_begin(terms[i]);
-        const auto end = database.postlist_end(terms[i]);
-        for (size_t d = 0; d < documents.size() && posting != end; ++d) {
-            posting.skip_to(documents[d]);
-            if (posting != end && *posting == documents[d]) {
-                ++matched[d];
-                matched_idf[d] += i < idfs.size() ? idfs[i] : 1;
+        std::fill(holds.begin(), holds.end(), false);
+        for (const auto &term : terms[i]) {
+            auto posting = database.postlist_begin(term);
+            const auto end = database.postlist_end(term);
+            for (size_t d = 0; d < documents.size() && posting != end; ++d) {
+                posting.skip_to(documents[d]);
+                if (posting != end && *posting == documents[d]) holds[d] = true;
             }
+        }
+        for (size_t d = 0; d < documents.size(); ++d) {
+            if (!holds[d]) continue;
+            ++matched[d];
+            matched_idf[d] += i < idfs.size() ? idfs[i] : 1;
         }
     }
     TitleWordReader title_words(database, ranking.title_words_slot, ranking.title_words.get());
@@ -475,15 +498,18 @@ class Rewriter {
   public:
     Rewriter(const Xapian::Database &database, const FieldedRanking &ranking)
         : database_(database), ranking_(ranking), classifier_{ranking.title_prefix},
-          documents_(std::max<Xapian::doccount>(1, database.get_doccount())) {}
+          documents_(std::max<Xapian::doccount>(1, database.get_doccount())),
+          stems_(ranking.stems ? ranking.stems : std::make_shared<const StemTerms>("", ranking.title_prefix)) {}
 
-    /// The title term of every word met, in order, once each: the query's words for the title similarity.
-    const std::vector<std::string> &title_terms() const { return title_terms_; }
+    /// The title terms of every word met (a class of terms each), in order, once each: the query's words for the
+    /// title similarity.
+    const std::vector<std::vector<std::string>> &title_terms() const { return title_terms_; }
     /// The idf of each of ``title_terms()``.
     const std::vector<double> &title_idfs() const { return title_idfs_; }
 
-    /// Counts `title` (at `word_idf`) among the query's words for the title similarity, once.
-    void note(const std::string &title, double word_idf) {
+    /// Counts the word whose title terms are `title` (at `word_idf`) among the query's words for the title
+    /// similarity, once.
+    void note(const std::vector<std::string> &title, double word_idf) {
         if (!noting_) return;
         if (std::find(title_terms_.begin(), title_terms_.end(), title) == title_terms_.end()) {
             title_terms_.push_back(title);
@@ -491,19 +517,32 @@ class Rewriter {
         }
     }
 
+    /// The terms a term stands for (StemTerms::Class).
+    StemTerms::Class class_of(const std::string &term) const { return stems_->class_of(term); }
+
     Xapian::Query rewrite(const Xapian::Query &query) {
         using Q = Xapian::Query;
         std::string term;
         switch (query.get_type()) {
-            case Q::LEAF_TERM:
+            case Q::LEAF_TERM: {
                 leaf_term(query, term);
+                const StemTerms::Class terms = class_of(term);
                 // A title word alone (`title:word`): the bonus, with the title's own idf.
                 if (classifier_.is_title(term)) {
-                    double term_idf = idf(database_.get_termfreq(term));
-                    note(term, term_idf);
-                    return bonus({term}, term_idf);
+                    double term_idf = idf(StemTerms::frequency(database_, terms));
+                    note(terms.terms, term_idf);
+                    return bonus(terms.terms, term_idf);
+                }
+                // A detail stem alone (`detail:word`) whose documents are those of two terms: BM25 over both, as the
+                // stem term alone would weigh (its wdf, the whole of its documents).
+                if (terms.terms.size() > 1) {
+                    double term_idf = idf(StemTerms::frequency(database_, terms));
+                    auto *source = new WordSource(terms.terms, {}, term_idf, ranking_.k1, ranking_.b, 0,
+                                                  database_.get_avlength(), ranking_.doc_lengths, false);
+                    return Xapian::Query(source->release());
                 }
                 return query;
+            }
             case Q::OP_OR:
                 return rewrite_or(query);
             case Q::OP_SYNONYM: {
@@ -516,18 +555,20 @@ class Rewriter {
                     Q part = query.get_subquery(i);
                     std::vector<std::string> expansion;
                     if (leaf_term(part, term) && classifier_.is_title(term)) {
-                        terms.push_back(term);
+                        // A stem's class: the bonus reads its documents from all of its terms.
+                        const auto stem_terms = class_of(term).terms;
+                        terms.insert(terms.end(), stem_terms.begin(), stem_terms.end());
                     } else if (part.get_type() == Q::OP_WILDCARD && title_expansion(part, expansion)) {
                         terms.insert(terms.end(), expansion.begin(), expansion.end());
                     } else {
                         others.push_back(part);
                     }
                 }
-                if (terms.empty()) return query;
+                if (terms.empty()) return stems_->expand(query);
                 Q title_part = any_bonus(std::move(terms));
                 if (others.empty()) return title_part;
                 Q rest = others.size() == 1 ? others[0] : Q(Q::OP_SYNONYM, others.begin(), others.end());
-                return Q(Q::OP_OR, rest, title_part);
+                return Q(Q::OP_OR, stems_->expand(rest), title_part);
             }
             case Q::OP_WILDCARD: {
                 // A title wildcard (`title:fix*`, a partial word): Xapian expands it at match time and title terms
@@ -544,7 +585,7 @@ class Rewriter {
                 std::vector<Q> bonuses;
                 for (const auto &title : terms) {
                     double term_idf = idf(database_.get_termfreq(title));
-                    note(title, term_idf);
+                    note({title}, term_idf);
                     bonuses.push_back(bonus({title}, term_idf));
                 }
                 return Q(Q::OP_AND_MAYBE, query, Q(Q::OP_OR, bonuses.begin(), bonuses.end()));
@@ -576,7 +617,7 @@ class Rewriter {
                 // Only the first sub-query is weighted.
                 return rebuild(query, 1);
             default:
-                return query;
+                return stems_->expand(query);
         }
     }
 
@@ -615,7 +656,7 @@ class Rewriter {
         parts.reserve(count);
         for (size_t i = 0; i < count; ++i) {
             Xapian::Query part = query.get_subquery(i);
-            parts.push_back(only_first && i > 0 ? part : rewrite(part));
+            parts.push_back(only_first && i > 0 ? stems_->expand(part) : rewrite(part));
         }
         return Xapian::Query(query.get_type(), parts.begin(), parts.end());
     }
@@ -623,16 +664,18 @@ class Rewriter {
     /// One word of the default field: a WordSource over its detail term and its title twin, at the word's idf over
     /// both fields.
     Xapian::Query word(const std::string &detail, const std::string &title) {
-        double in_detail = database_.get_termfreq(detail);
-        double in_title = database_.get_termfreq(title);
+        const StemTerms::Class details = class_of(detail);
+        const StemTerms::Class titles = class_of(title);
+        double in_detail = StemTerms::frequency(database_, details);
+        double in_title = StemTerms::frequency(database_, titles);
         // Documents holding the word in either field, if the two were independent.
         double either = in_detail + in_title - in_detail * in_title / documents_;
         double word_idf = idf(either);
-        note(title, word_idf);
-        if (either == 0) return bonus({title}, word_idf);  // matches nothing, as the pair did
+        note(titles.terms, word_idf);
+        if (either == 0) return bonus(titles.terms, word_idf);  // matches nothing, as the pair did
         auto *source =
-            new WordSource(detail, title, word_idf, ranking_.k1, ranking_.b, ranking_.title_bonus * word_idf,
-                           database_.get_avlength(), ranking_.doc_lengths);
+            new WordSource(details.terms, titles.terms, word_idf, ranking_.k1, ranking_.b,
+                           ranking_.title_bonus * word_idf, database_.get_avlength(), ranking_.doc_lengths);
         // The source alone: the rewritten query names no terms, so snippets highlight from the parsed query
         // (cxapian_mset_snippet). Keeping the detail term here, weightless, cost a walk of its posting list per
         // word: 14 % of a two-word search's time at 100k items.
@@ -652,7 +695,10 @@ class Rewriter {
     /// the most frequent of them.
     Xapian::Query any_bonus(std::vector<std::string> terms) const {
         Xapian::doccount frequency = 0;
-        for (const auto &title : terms) frequency = std::max(frequency, database_.get_termfreq(title));
+        for (const auto &title : terms) {
+            // A stem term's documents are its class's (which hold those of its word's term, also among `terms`).
+            frequency = std::max(frequency, StemTerms::frequency(database_, class_of(title)));
+        }
         return bonus(std::move(terms), idf(frequency));
     }
 
@@ -695,7 +741,8 @@ class Rewriter {
     const FieldedRanking &ranking_;
     Classifier classifier_;
     double documents_;
-    std::vector<std::string> title_terms_;
+    std::shared_ptr<const StemTerms> stems_;
+    std::vector<std::vector<std::string>> title_terms_;
     std::vector<double> title_idfs_;
     bool noting_ = true;  // whether the title terms met count as the query's words (not a compound's parts)
 };
@@ -899,29 +946,48 @@ Xapian::Query group_compounds(const Xapian::Query &query, const std::vector<std:
 }
 
 Xapian::Query similar_query(const Xapian::Database &database, const std::string &unique_term, size_t max_words,
-                            const std::string &title_prefix, double feedback_weight) {
+                            const FieldedRanking &ranking, double feedback_weight) {
     Xapian::PostingIterator posting = database.postlist_begin(unique_term);
     if (posting == database.postlist_end(unique_term)) {
         throw Xapian::InvalidArgumentError("no document is indexed by " + unique_term);
     }
     Xapian::docid document = *posting;
+    const std::string &title_prefix = ranking.title_prefix;
     Classifier classifier{title_prefix};
+    const auto stems = ranking.stems ? ranking.stems : std::make_shared<const StemTerms>("", title_prefix);
     std::vector<std::string> words;  // detail forms, stems preferred
     // A word in more than a fifth of the documents says little about any one of them ("the", "fix"), and matches
     // most of the index (Lucene's MoreLikeThis drops such words too: maxDocFreqPct).
     const Xapian::doccount common = std::max<Xapian::doccount>(database.get_doccount() / 5, 2);
     auto add = [&](const std::string &term) {
-        if (database.get_termfreq(term) > common) return;
+        if (StemTerms::frequency(database, stems->class_of(term)) > common) return;
         std::string word = detail_form(classifier, term);
         // A stem and the word it comes from are the same word: keep the stem (it finds the other forms).
         if (std::find(words.begin(), words.end(), word) == words.end() && words.size() < max_words) {
             words.push_back(word);
         }
     };
-    // The title's stems first: a near-paraphrase of the title is the likeliest duplicate.
+    // The document's stem terms, with those the index left out (a word that is its own stem, held in no other form:
+    // its stem term would be "Z" + the word's term).
+    std::vector<std::string> terms;
     for (auto term = database.termlist_begin(document); term != database.termlist_end(document); ++term) {
-        const std::string &name = *term;
-        if (name.size() > title_prefix.size() + 1 && name[0] == 'Z' && classifier.is_title(name)) add(name);
+        terms.push_back(*term);
+    }
+    std::vector<std::string> stem_terms;
+    for (const auto &name : terms) {
+        if (name[0] == 'Z') {
+            stem_terms.push_back(name);
+        } else if (stems->prunes() && (classifier.is_detail(name) || classifier.is_title(name))) {
+            const std::string stem = "Z" + name;
+            if (stems->class_of(stem).terms.size() > 1 && !std::binary_search(terms.begin(), terms.end(), stem)) {
+                stem_terms.push_back(stem);
+            }
+        }
+    }
+    std::sort(stem_terms.begin(), stem_terms.end());
+    // The title's stems first: a near-paraphrase of the title is the likeliest duplicate.
+    for (const auto &name : stem_terms) {
+        if (name.size() > title_prefix.size() + 1 && classifier.is_title(name)) add(name);
     }
     size_t title_words = words.size();
     Xapian::RSet relevant;
@@ -932,13 +998,34 @@ Xapian::Query similar_query(const Xapian::Database &database, const std::string 
     Xapian::ESet expand = enquire.get_eset(static_cast<Xapian::termcount>(max_words * 4), relevant, &decider);
     for (auto term = expand.begin(); term != expand.end() && words.size() < max_words; ++term) {
         const std::string &name = *term;
-        // Stems only: the unstemmed twin of a stem would count the same word twice.
-        if (name[0] == 'Z') add(name);
+        // Stems only: the unstemmed twin of a stem would count the same word twice. A word whose stem term the index
+        // left out stands for it.
+        if (name[0] == 'Z') {
+            add(name);
+        } else if (std::binary_search(stem_terms.begin(), stem_terms.end(), "Z" + name) &&
+                   !std::binary_search(terms.begin(), terms.end(), "Z" + name)) {
+            add("Z" + name);
+        }
     }
     std::vector<Xapian::Query> pairs;
     for (size_t i = 0; i < words.size(); ++i) {
-        Xapian::Query pair(Xapian::Query::OP_OR, Xapian::Query(words[i]), Xapian::Query(classifier.twin(words[i])));
-        if (i >= title_words && feedback_weight != 1) pair = Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, pair, feedback_weight);
+        const std::string title = classifier.twin(words[i]);
+        Xapian::Query pair(Xapian::Query::OP_OR, Xapian::Query(words[i]), Xapian::Query(title));
+        if (i >= title_words && feedback_weight != 1) {
+            // Left as it is by rewrite_for_fields() (under OP_SCALE_WEIGHT): each term weighed by BM25, the title's
+            // (which has no wdf) adding nothing. Where the index leaves stem terms out, a source weighs the pair so,
+            // with each term's documents read as a class.
+            if (stems->prunes()) {
+                const StemTerms::Class details = stems->class_of(words[i]);
+                const StemTerms::Class titles = stems->class_of(title);
+                const double idf = FieldedBM25Weight::idf(StemTerms::frequency(database, details),
+                                                          std::max<Xapian::doccount>(1, database.get_doccount()));
+                auto *source = new WordSource(details.terms, titles.terms, idf, ranking.k1, ranking.b, 0,
+                                              database.get_avlength(), nullptr, false);
+                pair = Xapian::Query(source->release());
+            }
+            pair = Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, pair, feedback_weight);
+        }
         pairs.push_back(pair);
     }
     if (pairs.empty()) return Xapian::Query(unique_term);
@@ -965,7 +1052,7 @@ FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query 
         for (auto &phrase : phrases) {
             phrase.weigh(database, ranking);
             if (phrase.title) {
-                for (size_t i = 0; i < phrase.terms.size(); ++i) rewriter.note(phrase.terms[i], phrase.idfs[i]);
+                for (size_t i = 0; i < phrase.terms.size(); ++i) rewriter.note({phrase.terms[i]}, phrase.idfs[i]);
             }
             auto *source = new PhraseBonusSource(phrase, ranking, database.get_avlength());
             sources.push_back(Xapian::Query(source->release()));

@@ -16,6 +16,8 @@
 #ifndef CXAPIAN_FIELDED_RANKING_H
 #define CXAPIAN_FIELDED_RANKING_H
 
+#include "stem_terms.h"
+
 #include <xapian.h>
 
 #include <cstdint>
@@ -218,12 +220,19 @@ class DocLengths {
 /// counting as one more occurrence (tf = [word in the title] + wdf in the detail, over the document's length), plus
 /// a bonus of `title_bonus` for a title holding it. An item whose title alone says the word weighs as much as one
 /// whose detail repeats its title once, and a title word weighs more than a detail word.
+///
+/// A field's term is a class of terms (StemTerms::Class: a stem term, and the word's term where the index leaves the
+/// stem term out): a document holds the word where it holds any of them, with the largest wdf among them (the stem
+/// term's, which counts every form, where both are there).
 class WordSource : public TermListsSource {
   public:
     /// `average_length`: the documents' average length over the whole (multi-)database searched. `lengths`: the
-    /// documents' lengths in a table, used when it is of the database searched at its current revision.
-    WordSource(std::string detail, std::string title, double idf, double k1, double b, double title_bonus,
-               double average_length, std::shared_ptr<const DocLengths> lengths = nullptr);
+    /// documents' lengths in a table, used when it is of the database searched at its current revision. Without
+    /// `title_counts`, a title holding the word only makes the document match (a feedback word of "more like this",
+    /// weighed as BM25 of its detail term alone).
+    WordSource(std::vector<std::string> detail, std::vector<std::string> title, double idf, double k1, double b,
+               double title_bonus, double average_length, std::shared_ptr<const DocLengths> lengths = nullptr,
+               bool title_counts = true);
 
     WordSource *clone() const override;
     void init(const Xapian::Database &database) override;
@@ -233,13 +242,14 @@ class WordSource : public TermListsSource {
   private:
     std::shared_ptr<const DocLengths> lengths_;
     const DocLengths *lengths_here_ = nullptr;  // lengths_, when it is of the database init() was given
-    std::string detail_;
-    std::string title_;
+    std::vector<std::string> detail_;
+    std::vector<std::string> title_;
     double idf_;
     double k1_;
     double b_;
     double title_bonus_;
     double average_length_ = 1;
+    bool title_counts_;
 };
 
 /// Every document's number of distinct title words (the value slot the title similarity reads), in one table:
@@ -290,10 +300,12 @@ class TitleWordReader {
 /// for short queries it favours concise titles, as per-field length normalisation does.
 class TitleMatchSource : public TermListsSource {
   public:
-    /// `terms`: one title term per query word, with the word's idf in `idfs`: the overlap is weighted by idf, a
-    /// title word the query lacks counting as a query word of average idf.
-    TitleMatchSource(std::vector<std::string> terms, std::vector<double> idfs, Xapian::valueno title_words_slot,
-                     double weight, std::shared_ptr<const TitleWords> table = nullptr);
+    /// `terms`: one title term per query word (a class of terms, StemTerms::Class: a title holds the word where it
+    /// holds any of them), with the word's idf in `idfs`: the overlap is weighted by idf, a title word the query lacks
+    /// counting as a query word of average idf.
+    TitleMatchSource(std::vector<std::vector<std::string>> terms, std::vector<double> idfs,
+                     Xapian::valueno title_words_slot, double weight,
+                     std::shared_ptr<const TitleWords> table = nullptr);
 
     TitleMatchSource *clone() const override;
     void init(const Xapian::Database &database) override;
@@ -306,7 +318,8 @@ class TitleMatchSource : public TermListsSource {
                              double weight);
 
   private:
-    std::vector<std::string> terms_;
+    std::vector<std::vector<std::string>> terms_;
+    std::vector<size_t> word_of_;  // the query word of each term, in the order init() opens them
     std::vector<double> idfs_;
     double total_idf_ = 0;
     Xapian::valueno slot_;
@@ -333,6 +346,8 @@ struct FieldedRanking {
     std::shared_ptr<const TitleWords> title_words = nullptr;
     /// The documents' lengths in a table, for the single database searched (nullptr: read from the database).
     std::shared_ptr<const DocLengths> doc_lengths = nullptr;
+    /// Which stem terms the index leaves out (nullptr: it writes them all).
+    std::shared_ptr<const StemTerms> stems = nullptr;
 };
 
 /// One exact phrase of a bonus: its terms, in order, whether they are title terms, and what it weighs as the bonus
@@ -387,11 +402,11 @@ class PhraseBonusSource : public TermListsSource {
 /// A query for documents like the one indexed by `unique_term` ("more like this"): its title's words, then the
 /// words of its detail Xapian's relevance feedback (the expand set of the document alone) weighs highest, up to
 /// `max_words` in all, each as the pair (detail term OR title term) that rewrite_for_fields() ranks; the feedback
-/// words count `feedback_weight` times a title word (their pairs are left as they are by the rewrite). The document
-/// itself matches too (callers leave it out, and may use its score as the best possible). Throws
-/// Xapian::InvalidArgumentError if no document has `unique_term`.
+/// words count `feedback_weight` times a title word, weighed as BM25 of their detail term alone (under
+/// OP_SCALE_WEIGHT, which the rewrite leaves as it is). The document itself matches too (callers leave it out, and
+/// may use its score as the best possible). Throws Xapian::InvalidArgumentError if no document has `unique_term`.
 Xapian::Query similar_query(const Xapian::Database &database, const std::string &unique_term, size_t max_words,
-                            const std::string &title_prefix, double feedback_weight);
+                            const FieldedRanking &ranking, double feedback_weight);
 
 /// `query` with the leaves of each compound word written out with its parts (TextNormalizer: `(W OR w1 OR w2)`
 /// among words joined by OR, `(W OR (w1 w2))` otherwise) grouped as OP_MAX(W, parts): the word counts once, at the
@@ -411,8 +426,8 @@ struct FieldedQuery {
     Xapian::Query bonus;
     /// The title similarity (TitleMatchSource); empty for none.
     Xapian::Query title_match;
-    /// What the title similarity weighs: the query's title terms, each word's idf.
-    std::vector<std::string> title_terms;
+    /// What the title similarity weighs: the query's title terms (a class of terms a word), each word's idf.
+    std::vector<std::vector<std::string>> title_terms;
     std::vector<double> title_idfs;
     /// The bonus as exact phrases, each weighed, when it is an OR of such phrases (the bonus is then their
     /// PhraseBonusSources); empty otherwise.
@@ -430,7 +445,8 @@ FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query 
 
 /// The title similarity (TitleMatchSource, over the query's `terms` with their `idfs`) of each of `documents`
 /// (ascending, without repeats): the title terms' posting lists and the title-words slot read in document order.
-std::vector<double> weigh_title_match(const Xapian::Database &database, const std::vector<std::string> &terms,
+std::vector<double> weigh_title_match(const Xapian::Database &database,
+                                      const std::vector<std::vector<std::string>> &terms,
                                       const std::vector<double> &idfs, const FieldedRanking &ranking,
                                       const std::vector<Xapian::docid> &documents);
 

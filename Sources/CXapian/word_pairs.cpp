@@ -182,19 +182,6 @@ bool WordPairs::filter(const Xapian::Query &query, Xapian::Query &filtered) cons
     }
 }
 
-std::shared_ptr<const WordPairs> WordPairsCache::get(const Xapian::Database &database, const std::string &key,
-                                                     const std::string &title_prefix) {
-    const std::string uuid = database.get_uuid();
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!pairs_ || uuid != uuid_ || key != key_ || title_prefix != title_prefix_) {
-        pairs_ = std::make_shared<const WordPairs>(database.get_metadata(key), title_prefix);
-        uuid_ = uuid;
-        key_ = key;
-        title_prefix_ = title_prefix;
-    }
-    return pairs_;
-}
-
 void WordSample::add(const Xapian::Document &document) {
     std::vector<std::string> words;
     std::string word;

@@ -80,23 +80,6 @@ class WordPairs {
     std::string title_prefix_;
 };
 
-/// A reader's WordPairs: its database's words (the metadata under a key), read once per database. An index keeps its
-/// words from its first document on, and a new one (a rebuild swapped in, which a reopen moves to) has a new UUID.
-/// Safe to use from several threads.
-class WordPairsCache {
-  public:
-    /// The words `database` keeps under `key`, for title terms prefixed `title_prefix`.
-    std::shared_ptr<const WordPairs> get(const Xapian::Database &database, const std::string &key,
-                                         const std::string &title_prefix);
-
-  private:
-    std::mutex mutex_;
-    std::shared_ptr<const WordPairs> pairs_;
-    std::string uuid_;
-    std::string key_;
-    std::string title_prefix_;
-};
-
 /// Document frequencies of positional words over a sample of documents, from which WordPairs's set is chosen.
 class WordSample {
   public:

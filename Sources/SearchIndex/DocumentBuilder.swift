@@ -12,10 +12,15 @@ final class DocumentBuilder {
     let coding: IdentifierCoding
     /// The index's common words, whose pairs get terms (nil: none).
     let pairs: WordPairs?
+    /// The stem terms the index leaves out (nil: it writes them all).
+    let stems: StemTerms?
 
-    init(coding: IdentifierCoding, pairs: WordPairs? = nil, collectsWords: Bool = false) throws(XapianError) {
+    init(coding: IdentifierCoding, pairs: WordPairs? = nil, stems: StemTerms? = nil, collectsWords: Bool = false)
+        throws(XapianError)
+    {
         self.coding = coding
         self.pairs = pairs
+        self.stems = stems
         // Words over 64 bytes (Xapian's default) are skipped; the rest of the text is still indexed.
         generator = try TermGenerator(stemmingLanguage: SearchQueryParser.stemmingLanguage, maxWordLength: 64)
         generator.enableCJKNgrams()
@@ -43,8 +48,10 @@ final class DocumentBuilder {
         try document.addBooleanTerm(TermPrefix.uniqueIdentifier + coding.term(item.uniqueIdentifier))
         try document.addBooleanTerm(TermPrefix.domain + coding.term(item.domainIdentifier))
         // The kind term carries a wdf of 1: with the title's wdf 0, a document with no detail would have length 0,
-        // which Xapian's consistency check takes for "no terms" (and BM25's normalisation barely notices the 1).
-        try document.addTerm(TermPrefix.kind + attributes.kind.rawValue, wdfIncrement: 1)
+        // which Xapian's consistency check takes for "no terms" (and BM25's normalisation barely notices the 1). It
+        // also carries the wdf of the stem terms left out (below), no query weighing it.
+        let kind = TermPrefix.kind + attributes.kind.rawValue
+        try document.addTerm(kind, wdfIncrement: 1)
         if !attributes.status.isEmpty { try document.addBooleanTerm(TermPrefix.status + attributes.status) }
         for author in attributes.authorNames where !author.isEmpty {
             try document.addBooleanTerm(TermPrefix.authorTerm(author))
@@ -65,6 +72,7 @@ final class DocumentBuilder {
         generator.increaseTermPosition()
         let detail = TextNormalizer.indexed(attributes.contentDescription)
         try generator.indexText(detail, prefix: TermPrefix.detail)
+        if let stems { try document.pruneStems(stems, lengthTerm: kind) }
         if let pairs { try document.addWordPairs(pairs) }
         if collectsWords {
             words.formUnion(Self.spellingWords(title))

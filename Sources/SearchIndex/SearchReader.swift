@@ -116,7 +116,7 @@ public final class SearchReader {
         options.rescoreWindow = request.ranking.rescoreWindow
         options.timeLimit = request.timeLimit
         options.keptTables = keepsTables
-        options.wordPairsKey = SearchIndexLayout.wordPairsKey
+        options.layout = SearchIndexLayout.queryLayout
         // Counts are exact up to this many matches ("about" only beyond), and facets count every match.
         options.checkAtLeast = max(request.offset + request.limit, SearchRequest.exactTotalUpTo)
         if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }
@@ -145,7 +145,8 @@ public final class SearchReader {
         let uniqueTerm = TermPrefix.uniqueIdentifier + coding(for: uniqueIdentifier).term(uniqueIdentifier)
         let query = try retrying { () throws(XapianError) in
             try database.similarQuery(
-                uniqueTerm: uniqueTerm, maxWords: maxWords, titlePrefix: TermPrefix.title, feedbackWeight: feedbackWeight)
+                uniqueTerm: uniqueTerm, maxWords: maxWords, ranking: request.ranking.fielded,
+                layout: SearchIndexLayout.queryLayout, feedbackWeight: feedbackWeight)
         }
         let results = try search(SearchQuery(text: uniqueIdentifier, query: query), window)
         let own = results.hits.first { $0.uniqueIdentifier == uniqueIdentifier }
@@ -181,6 +182,7 @@ public final class SearchReader {
         options.checkAtLeast = limit
         options.hitValueSlot = ValueSlot.uniqueIdentifier
         options.unweighted = true
+        options.layout = SearchIndexLayout.queryLayout
         let matches = try retrying { () throws(XapianError) in try database.match(query, options: options) }
         return Set(matches.hits.map(identifier(of:)))
     }

@@ -33,9 +33,11 @@ public final class SearchableIndex {
     ///     ``IdentifierCoding``). Written into a fresh index; an index that has one keeps its own.
     ///   - commonWords: the words whose pairs get terms of their own (``commonWords(of:)``), for fast phrases.
     ///     Written into a fresh index; an index keeps its own (or none) for its life.
+    ///   - prunesStems: whether the index leaves out the stem terms that repeat a word's own term (``StemTerms``): the
+    ///     same matches and weights in a smaller index. Decided for a fresh index; an index keeps its choice.
     public init(
         path: String, durable: Bool = true, bulkLoad: Bool = false, identifierBase: String = "",
-        commonWords: [String] = []
+        commonWords: [String] = [], prunesStems: Bool = true
     ) throws(SearchIndexError) {
         commitsEachCall = !bulkLoad
         let database = try xapian { () throws(XapianError) in
@@ -44,15 +46,18 @@ public final class SearchableIndex {
         self.database = database
         var base = try xapian { () throws(XapianError) in try database.metadata(SearchIndexLayout.identifierBaseKey) }
         var words = try xapian { () throws(XapianError) in try database.metadata(SearchIndexLayout.wordPairsKey) }
+        var stemming = try xapian { () throws(XapianError) in try database.metadata(SearchIndexLayout.stemsKey) }
         if try xapian({ () throws(XapianError) in try database.metadata(SearchIndexLayout.versionKey) }).isEmpty,
             try xapian({ () throws(XapianError) in try database.documentCount() }) == 0
         {
             base = identifierBase
             words = WordPairs(words: commonWords, titlePrefix: TermPrefix.title).list
+            stemming = prunesStems ? SearchQueryParser.stemmingLanguage : ""
             try xapian { () throws(XapianError) in
                 try database.setMetadata(SearchIndexLayout.versionKey, SearchIndexLayout.version)
                 try database.setMetadata(SearchIndexLayout.identifierBaseKey, base)
                 try database.setMetadata(SearchIndexLayout.wordPairsKey, words)
+                try database.setMetadata(SearchIndexLayout.stemsKey, stemming)
                 try database.commit()
             }
         }
@@ -60,14 +65,19 @@ public final class SearchableIndex {
         let common = WordPairs.words(fromList: words)
         self.commonWords = common
         let pairs = common.isEmpty ? nil : WordPairs(words: common, titlePrefix: TermPrefix.title)
+        self.prunesStems = !stemming.isEmpty
         // A bulk load leaves the spelling data to one pass over the finished shards (addSpellings(toShards:)).
         builder = try xapian { () throws(XapianError) in
-            try DocumentBuilder(coding: IdentifierCoding(base: base), pairs: pairs, collectsWords: !bulkLoad)
+            let stems = stemming.isEmpty ? nil : try StemTerms(language: stemming, titlePrefix: TermPrefix.title)
+            return try DocumentBuilder(
+                coding: IdentifierCoding(base: base), pairs: pairs, stems: stems, collectsWords: !bulkLoad)
         }
     }
 
     /// The index's common words (its pairs of them have terms), as it was made with them.
     public let commonWords: [String]
+    /// Whether the index leaves out the stem terms that repeat a word's own term, as it was made to.
+    public let prunesStems: Bool
 
     /// How this index keeps identifiers (its base is the one it was made with).
     public let coding: IdentifierCoding

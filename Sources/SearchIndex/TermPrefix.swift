@@ -1,8 +1,11 @@
+import Xapian
+
 /// The one table of term prefixes and value slots in a Spotlite index. Change it only together with
 /// ``SearchIndexLayout/version``: an index built with another table is rebuilt, never mixed.
 ///
 /// Conventions follow Xapian's omega: `Q` for the unique id, `S` for the title, `X…` for our own.
-/// Free-text terms also get a stemmed twin, `Z` + prefix + stem, from the term generator.
+/// Free-text terms also get a stemmed twin, `Z` + prefix + stem, from the term generator, but where it would only
+/// repeat the word's own term (``SearchIndexLayout/stemsKey``).
 public enum TermPrefix {
     /// Unique identifier (the item's URI); exactly one document per `Q` term. Boolean.
     public static let uniqueIdentifier = "Q"
@@ -14,7 +17,8 @@ public enum TermPrefix {
     public static let detail = ""
     /// Domain identifier (the project's URI): deleting a domain deletes every document with this term. Boolean.
     public static let domain = "XDOM"
-    /// Kind of document: `item` or `project`. Filtered on as a boolean term, but with wdf 1 (see DocumentBuilder).
+    /// Kind of document: `item` or `project`. Filtered on as a boolean term, but with wdf 1 plus the wdf of the stem
+    /// terms the document leaves out (see DocumentBuilder): a document's length stays that of all its terms.
     public static let kind = "XK"
     /// Status: `open`, `completed` (items) or `closed` (projects). Boolean.
     public static let status = "XIS"
@@ -28,6 +32,9 @@ public enum TermPrefix {
     /// words' numbers in the list the index keeps (``SearchIndexLayout/wordPairsKey``), a byte each for most (written
     /// by CXapian's `WordPairs`). Boolean.
     public static let wordPair = "XWP"
+    /// Marks a document that holds a word that is its own stem (`leak`) and another form of it (`leaks`) in one field,
+    /// and so keeps the stem term: `XZ` + the stem term (`XZZleak`). Boolean. Written by CXapian's `StemTerms`.
+    public static let stemOverlap = "XZ"
 }
 
 /// Value slots: sortable numbers and strings kept per document.
@@ -84,7 +91,8 @@ public enum SearchIndexLayout {
     /// 8: identifiers kept short (``IdentifierCoding``), the base in the metadata; no entity slot (the unique
     /// identifier's short form is the collapse key); fingerprints of 8 bytes; title keys of 32 folded bytes, without
     /// tie-breaks that add nothing; statuses in one byte; project-title terms of 12 bytes at most; spelling data only for words of two documents or more, titles included.
-    /// 9: pair terms for the index's common words (``TermPrefix/wordPair``), the words in the metadata.
+    /// 9: pair terms for the index's common words (``TermPrefix/wordPair``), the words in the metadata; stem terms only
+    /// where they add to the word's term (``stemsKey``, ``TermPrefix/stemOverlap``).
     public static let version = "9"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
@@ -93,6 +101,12 @@ public enum SearchIndexLayout {
     /// Metadata key holding the index's common words, one a line, most frequent first (``WordPairs``): chosen when the
     /// index is made and kept for its life, so that every document has the pair terms of the same words.
     public static let wordPairsKey = "spotlite.word-pairs"
+    /// Metadata key holding the language of the stem terms the index leaves out where they repeat a word's own term
+    /// (``StemTerms``), or nothing for an index that writes them all: decided when the index is made, for its life.
+    public static let stemsKey = "spotlite.stems"
+    /// What a query reads of the index's layout (its common words, its stems), from the index's metadata.
+    public static let queryLayout = IndexLayout(
+        titlePrefix: TermPrefix.title, wordPairsKey: wordPairsKey, stemsKey: stemsKey)
     /// Metadata key holding the client state of the last batch.
     public static let clientStateKey = "spotlite.client-state"
 }

@@ -159,18 +159,23 @@ extension Database {
 extension Database {
     /// "More like this": a query for documents like the one indexed by `uniqueTerm` — its title's words, then the
     /// detail words relevance feedback weighs highest, up to `maxWords`, each as (detail term OR title term) for
-    /// ``FieldedRanking`` (title terms prefixed `titlePrefix`); the feedback words weigh `feedbackWeight` times a title
-    /// word. The document itself matches too.
+    /// `ranking`; the feedback words weigh `feedbackWeight` times a title word. `layout` says which stem terms the
+    /// index leaves out. The document itself matches too.
     ///
     /// Throws ``XapianError/Kind-swift.struct/invalidArgument`` if no document has `uniqueTerm`.
-    public func similarQuery(uniqueTerm: String, maxWords: Int, titlePrefix: String, feedbackWeight: Double)
-        throws(XapianError) -> Query
-    {
+    public func similarQuery(
+        uniqueTerm: String, maxWords: Int, ranking: FieldedRanking, layout: IndexLayout?, feedbackWeight: Double
+    ) throws(XapianError) -> Query {
         var result: OpaquePointer?
         try uniqueTerm.withBytes { (pointer, count) throws(XapianError) in
-            try check {
-                cxapian_query_new_similar(
-                    handle, pointer, count, UInt32(clamping: maxWords), titlePrefix, feedbackWeight, &result, $0)
+            try FieldedRanking.withRaw(ranking) { ranking throws(XapianError) in
+                try IndexLayout.withRaw(layout) { layout throws(XapianError) in
+                    try check {
+                        cxapian_query_new_similar(
+                            handle, pointer, count, UInt32(clamping: maxWords), ranking, layout, feedbackWeight,
+                            &result, $0)
+                    }
+                }
             }
         }
         return Query(handle: result!)

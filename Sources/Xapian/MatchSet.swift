@@ -46,10 +46,10 @@ public struct MatchOptions: Sendable {
     /// second search at a revision that needs it, in one pass) instead of a seek through the index for each
     /// document. For a reader that searches again and again.
     public var keptTables = false
-    /// With ``ranking`` on one database: the metadata key under which the index keeps its common words
-    /// (``WordPairs``); each exact phrase of two of them is then filtered by their pair term, so positions are checked
-    /// only in documents that hold the phrase. Nil, or a key the index lacks: positions alone.
-    public var wordPairsKey: String?
+    /// What the index's metadata says of its terms (nil: nothing): the query reads a stem's documents as its class's
+    /// where the index leaves stem terms out (``StemTerms``), and, with ``ranking`` on one database, filters each
+    /// exact phrase of two common words by their pair term (``WordPairs``).
+    public var layout: IndexLayout?
 
     public init() {}
 }
@@ -70,6 +70,20 @@ public struct FieldedRanking: Sendable, Equatable {
     public var titlePrefix: String
     public var titleMatch: Double
     public var titleWordsSlot: UInt32
+
+    /// Calls `body` with `ranking` as C sees it (nil for none), valid during the call.
+    static func withRaw<R>(
+        _ ranking: FieldedRanking?, _ body: (UnsafePointer<cxapian_fielded_ranking>?) throws(XapianError) -> R
+    ) throws(XapianError) -> R {
+        guard let ranking else { return try body(nil) }
+        let prefix = Array(ranking.titlePrefix.utf8CString)
+        return try prefix.withUnsafeBufferPointer { prefix throws(XapianError) in
+            let raw = cxapian_fielded_ranking(
+                k1: ranking.k1, b: ranking.b, title_bonus: ranking.titleBonus, title_prefix: prefix.baseAddress,
+                title_match: ranking.titleMatch, title_words_slot: ranking.titleWordsSlot)
+            return try withUnsafePointer(to: raw) { pointer throws(XapianError) in try body(pointer) }
+        }
+    }
 
     public init(k1: Double, b: Double, titleBonus: Double, titlePrefix: String, titleMatch: Double = 0,
                 titleWordsSlot: UInt32 = 0) {
@@ -173,36 +187,22 @@ extension Database {
         let keys = options.sortKeys.map { cxapian_sort_key(slot: $0.slot, descending: $0.descending) }
         let slots = options.facetSlots
         var mset: OpaquePointer?
-        let prefix = Array((options.ranking?.titlePrefix ?? "").utf8CString)
-        // Empty for no key: its base address is then nil.
-        let pairsKey = options.wordPairsKey.map { Array($0.utf8CString) } ?? []
         try keys.withUnsafeBufferPointer { keyBuffer throws(XapianError) in
             try slots.withUnsafeBufferPointer { slotBuffer throws(XapianError) in
-                try prefix.withUnsafeBufferPointer { prefixPointer throws(XapianError) in
-                    try pairsKey.withUnsafeBufferPointer { pairsKeyPointer throws(XapianError) in
-                        let ranking = options.ranking.map {
-                            cxapian_fielded_ranking(
-                                k1: $0.k1, b: $0.b, title_bonus: $0.titleBonus, title_prefix: prefixPointer.baseAddress,
-                                title_match: $0.titleMatch, title_words_slot: $0.titleWordsSlot)
-                        }
-                        let rankings = [ranking ?? cxapian_fielded_ranking()]
-                        try rankings.withUnsafeBufferPointer { rankingBuffer throws(XapianError) in
-                            let fielded = ranking == nil ? nil : rankingBuffer.baseAddress
-                            var raw = cxapian_enquire_options(
-                                first: UInt32(clamping: options.offset), max_items: UInt32(clamping: options.limit),
-                                sort_keys: keyBuffer.baseAddress, sort_key_count: keyBuffer.count,
-                                by_relevance_first: options.relevanceFirst, docids_descending: options.docidsDescending,
-                                facet_slots: slotBuffer.baseAddress, facet_slot_count: slotBuffer.count,
-                                check_at_least: UInt32(clamping: options.checkAtLeast),
-                                unweighted: options.unweighted, ranking: fielded,
-                                bonus: bonus?.handle,
-                                rescore_window: UInt32(clamping: options.rescoreWindow),
-                                time_limit: options.timeLimit, collapse: options.collapseSlot != nil,
-                                collapse_slot: options.collapseSlot ?? 0, kept_tables: options.keptTables,
-                                word_pairs_key: pairsKeyPointer.baseAddress)
-                            try withExtendedLifetime(bonus) { () throws(XapianError) in
-                                try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
-                            }
+                try FieldedRanking.withRaw(options.ranking) { ranking throws(XapianError) in
+                    try IndexLayout.withRaw(options.layout) { layout throws(XapianError) in
+                        var raw = cxapian_enquire_options(
+                            first: UInt32(clamping: options.offset), max_items: UInt32(clamping: options.limit),
+                            sort_keys: keyBuffer.baseAddress, sort_key_count: keyBuffer.count,
+                            by_relevance_first: options.relevanceFirst, docids_descending: options.docidsDescending,
+                            facet_slots: slotBuffer.baseAddress, facet_slot_count: slotBuffer.count,
+                            check_at_least: UInt32(clamping: options.checkAtLeast),
+                            unweighted: options.unweighted, ranking: ranking, bonus: bonus?.handle,
+                            rescore_window: UInt32(clamping: options.rescoreWindow),
+                            time_limit: options.timeLimit, collapse: options.collapseSlot != nil,
+                            collapse_slot: options.collapseSlot ?? 0, kept_tables: options.keptTables, layout: layout)
+                        try withExtendedLifetime(bonus) { () throws(XapianError) in
+                            try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
                         }
                     }
                 }
@@ -217,5 +217,43 @@ extension Database {
         options.offset = offset
         options.limit = limit
         return try match(query, options: options)
+    }
+}
+
+/// What an index's metadata records of its terms, for queries to read (CXapian's `index_layout.h`, read once per
+/// database): the keys under which it keeps them.
+public struct IndexLayout: Sendable, Equatable {
+    /// Title terms are this prefix + word.
+    public var titlePrefix: String
+    /// The key of the index's common words (``WordPairs``), if it has any.
+    public var wordPairsKey: String?
+    /// The key of the language whose stem terms the index leaves out (``StemTerms``), if it leaves any out.
+    public var stemsKey: String?
+
+    public init(titlePrefix: String, wordPairsKey: String? = nil, stemsKey: String? = nil) {
+        self.titlePrefix = titlePrefix
+        self.wordPairsKey = wordPairsKey
+        self.stemsKey = stemsKey
+    }
+
+    /// Calls `body` with `layout` as C sees it (nil for none), valid during the call.
+    static func withRaw<R>(
+        _ layout: IndexLayout?, _ body: (UnsafePointer<cxapian_index_layout>?) throws(XapianError) -> R
+    ) throws(XapianError) -> R {
+        guard let layout else { return try body(nil) }
+        // Empty for no key: its base address is then nil.
+        let prefix = Array(layout.titlePrefix.utf8CString)
+        let pairs = layout.wordPairsKey.map { Array($0.utf8CString) } ?? []
+        let stems = layout.stemsKey.map { Array($0.utf8CString) } ?? []
+        return try prefix.withUnsafeBufferPointer { prefix throws(XapianError) in
+            try pairs.withUnsafeBufferPointer { pairs throws(XapianError) in
+                try stems.withUnsafeBufferPointer { stems throws(XapianError) in
+                    let raw = cxapian_index_layout(
+                        title_prefix: prefix.baseAddress, word_pairs_key: pairs.baseAddress,
+                        stems_key: stems.baseAddress)
+                    return try withUnsafePointer(to: raw) { pointer throws(XapianError) in try body(pointer) }
+                }
+            }
+        }
     }
 }

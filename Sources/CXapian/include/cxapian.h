@@ -103,6 +103,32 @@ bool cxapian_word_sample_add(cxapian_word_sample *sample, const cxapian_document
 bool cxapian_word_sample_choose(const cxapian_word_sample *sample, double min_share, uint32_t min_documents,
                                 uint32_t max_words, char **out, size_t *out_length, cxapian_error **error);
 
+/* ---- stem terms ------------------------------------------------------------------------------ */
+
+/** Which stem terms ("Z" + stem) an index leaves out: those that repeat a word that is its own stem, held in no other
+ *  form in the field (stem_terms.h). A query then reads a stem's documents from the stem term and the word's. */
+typedef struct cxapian_stem_terms cxapian_stem_terms;
+
+/** Stems of `language` (a Snowball name), for documents whose title terms are `title_prefix` + word. NULL when out of
+ *  memory or for a language Snowball does not know. */
+cxapian_stem_terms *cxapian_stem_terms_new(const char *language, const char *title_prefix, size_t prefix_length);
+void cxapian_stem_terms_free(cxapian_stem_terms *stems);
+/** Leaves out of `document` (all of its text indexed) the stem terms that repeat a word, adding their wdf to the term
+ *  `length_term` (one no query weighs) so that the document's length is unchanged, and marks the documents that keep
+ *  one beside its word. */
+bool cxapian_document_prune_stems(cxapian_document *document, const cxapian_stem_terms *stems, const char *length_term,
+                                  size_t length, cxapian_error **error);
+
+/** What an index's metadata records of its terms, for queries to read (once per database). */
+typedef struct {
+    /** Title terms are this prefix + word. */
+    const char *title_prefix;
+    /** The metadata key of the index's common words (cxapian_word_pairs); NULL for none. */
+    const char *word_pairs_key;
+    /** The metadata key of the language of the stem terms the index leaves out (cxapian_stem_terms); NULL for none. */
+    const char *stems_key;
+} cxapian_index_layout;
+
 /** Makes the generator split spans of CJK characters into unigrams and bigrams (Xapian's FLAG_CJK_NGRAM), which
  *  queries parsed with CXAPIAN_QP_CJK_NGRAM find. */
 void cxapian_term_generator_enable_cjk_ngrams(cxapian_term_generator *generator);
@@ -323,15 +349,6 @@ void cxapian_query_parser_set_max_expansion(cxapian_query_parser *parser, uint32
 /** After a parse with CXAPIAN_QP_SPELLING_CORRECTION: the corrected query string, or "" (malloc'ed). */
 char *cxapian_query_parser_corrected_query(cxapian_query_parser *parser);
 
-/** "More like this": a query for documents like the one indexed by `unique_term`: its title's words and the
- *  detail words relevance feedback weighs highest, up to `max_words`, each as (detail term OR title term), for
- *  the fielded ranking (title terms prefixed `title_prefix`); the feedback words weigh `feedback_weight` times a
- *  title word. The document itself matches too. Fails with an
- *  InvalidArgumentError if no document has `unique_term`. */
-bool cxapian_query_new_similar(cxapian_database *database, const char *unique_term, size_t unique_term_length,
-                               uint32_t max_words, const char *title_prefix, double feedback_weight,
-                               cxapian_query **out, cxapian_error **error);
-
 /** A query for documents whose value in `slot` lies between begin and end (NULL = open end). */
 bool cxapian_query_new_value_range(uint32_t slot, const char *begin, size_t begin_length, const char *end,
                                    size_t end_length, cxapian_query **out, cxapian_error **error);
@@ -358,6 +375,16 @@ typedef struct {
     double title_match;
     uint32_t title_words_slot;
 } cxapian_fielded_ranking;
+
+/** "More like this": a query for documents like the one indexed by `unique_term`: its title's words and the
+ *  detail words relevance feedback weighs highest, up to `max_words`, each as (detail term OR title term), for
+ *  the fielded ranking `ranking` (title terms prefixed with its title_prefix); the feedback words weigh
+ *  `feedback_weight` times a title word. `layout` (may be NULL) says which stem terms the index leaves out. The
+ *  document itself matches too. Fails with an InvalidArgumentError if no document has `unique_term`. */
+bool cxapian_query_new_similar(cxapian_database *database, const char *unique_term, size_t unique_term_length,
+                               uint32_t max_words, const cxapian_fielded_ranking *ranking,
+                               const cxapian_index_layout *layout, double feedback_weight, cxapian_query **out,
+                               cxapian_error **error);
 
 /** How to run a query. */
 typedef struct {
@@ -400,10 +427,11 @@ typedef struct {
      *  database handle's, each made on its second search at a revision that needs it and kept until the revision
      *  moves on (one pass over the index: worth it for a reader that searches again, not for a single search). */
     bool kept_tables;
-    /** With the fielded ranking on a single database: the metadata key under which the index keeps its common words
-     *  (cxapian_word_pairs); each exact phrase of two of them is then filtered by their pair term, which only
-     *  documents holding the phrase have. NULL or an absent key: phrases are checked by positions alone. */
-    const char *word_pairs_key;
+    /** What the index's metadata says of its terms (NULL: nothing). Its stem terms left out, the query reads a stem's
+     *  documents as those of its class (stem_terms.h). Its common words, with the fielded ranking on a single
+     *  database: each exact phrase of two of them is filtered by their pair term, which only documents holding the
+     *  phrase have. */
+    const cxapian_index_layout *layout;
 } cxapian_enquire_options;
 
 bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, const cxapian_enquire_options *options,

@@ -1,0 +1,54 @@
+// index_layout.h — what a reader knows of its database's terms from the database's metadata (internal to CXapian).
+
+#ifndef CXAPIAN_INDEX_LAYOUT_H
+#define CXAPIAN_INDEX_LAYOUT_H
+
+#include "stem_terms.h"
+#include "word_pairs.h"
+
+#include <xapian.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace cxapian {
+
+/// An index's term layout as its metadata records it: the common words whose pairs have terms (WordPairs), and the
+/// language of the stem terms it leaves out where they repeat the word (StemTerms).
+struct IndexLayout {
+    std::shared_ptr<const WordPairs> pairs;
+    std::shared_ptr<const StemTerms> stems;
+};
+
+/// A reader's IndexLayout, read once per database: an index keeps its layout for its life, and a new one (a rebuild
+/// swapped in, which a reopen moves to) has a new UUID. Safe to use from several threads.
+class IndexLayoutCache {
+  public:
+    /// The layout `database` records under metadata keys `pairs_key` and `stems_key` (either may be empty: none), for
+    /// title terms prefixed `title_prefix`. A multi-database's is its first part's: the databases searched together
+    /// share one layout (an index of another is rebuilt).
+    IndexLayout get(const Xapian::Database &database, const std::string &pairs_key, const std::string &stems_key,
+                    const std::string &title_prefix) {
+        const std::string uuid = database.get_uuid();
+        const std::string key = uuid + '\n' + pairs_key + '\n' + stems_key + '\n' + title_prefix;
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (key != key_ || !layout_.pairs) {
+            layout_.pairs = std::make_shared<const WordPairs>(
+                pairs_key.empty() ? std::string() : database.get_metadata(pairs_key), title_prefix);
+            layout_.stems = std::make_shared<const StemTerms>(
+                stems_key.empty() ? std::string() : database.get_metadata(stems_key), title_prefix);
+            key_ = key;
+        }
+        return layout_;
+    }
+
+  private:
+    std::mutex mutex_;
+    IndexLayout layout_;
+    std::string key_;
+};
+
+}  // namespace cxapian
+
+#endif
