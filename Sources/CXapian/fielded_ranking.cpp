@@ -261,12 +261,18 @@ DocLengths::DocLengths(const Xapian::Database &database) : revision_(database.ge
 }
 
 TitleWordReader::TitleWordReader(const Xapian::Database &database, Xapian::valueno slot, const TitleWords *table)
-    : table_(table_of(table, database)), stream_(database.valuestream_begin(slot)),
-      end_(database.valuestream_end(slot)) {}
+    : database_(database), slot_(slot), table_(table_of(table, database)) {}
 
 double TitleWordReader::words(Xapian::docid did) {
     const uint16_t count = table_ != nullptr ? table_->count(did) : TitleWords::unknown;
     if (count != TitleWords::unknown) return static_cast<double>(count);
+    if (!opened_) {
+        // Opened on the first count the table lacks: with a table, most searches need none (the look-up of the
+        // stream's first chunk was a B-tree descent of every search's).
+        stream_ = database_.valuestream_begin(slot_);
+        end_ = database_.valuestream_end(slot_);
+        opened_ = true;
+    }
     if (stream_ != end_ && stream_.get_docid() < did) stream_.skip_to(did);
     if (stream_ != end_ && stream_.get_docid() == did) return Xapian::sortable_unserialise(*stream_);
     return 0;
@@ -579,16 +585,19 @@ class Rewriter {
             }
             case Q::OP_PHRASE:
             case Q::OP_NEAR: {
-                // Words together in the title: matched as the phrase, weighted by their title bonuses.
+                // Words together in the title: matched as the phrase, weighted by their title bonuses. Every title
+                // the phrase matches holds every word, so the bonuses add up to one fixed weight (a TitleBonusSource
+                // a word, as `title:word` gets, would open each word's posting list again).
                 std::vector<std::string> terms;
                 if (!all_title_leaves(query, terms)) return query;
-                std::vector<Q> bonuses;
+                double weight = 0;
                 for (const auto &title : terms) {
                     double term_idf = idf(database_.get_termfreq(title));
                     note({title}, term_idf);
-                    bonuses.push_back(bonus({title}, term_idf));
+                    weight += bonus_weight(term_idf);
                 }
-                return Q(Q::OP_AND_MAYBE, query, Q(Q::OP_OR, bonuses.begin(), bonuses.end()));
+                auto *bonuses = new ConstantSource(weight);
+                return Q(Q::OP_AND_MAYBE, query, Q(bonuses->release()));
             }
             case Q::OP_MAX: {
                 // A compound word (group_compounds): the word, then its parts. The parts are the same word, so only
@@ -686,10 +695,12 @@ class Rewriter {
     /// word counts as a saturated text match, (k1 + 1) idf, plus the title bonus, as a title word weighs at most in
     /// a WordSource. So a phrase found in a title ranks above the same phrase in a detail.
     Xapian::Query bonus(std::vector<std::string> terms, double term_idf) const {
-        double weight = (ranking_.k1 + 1 + ranking_.title_bonus) * term_idf;
-        auto *source = new TitleBonusSource(std::move(terms), weight);
+        auto *source = new TitleBonusSource(std::move(terms), bonus_weight(term_idf));
         return Xapian::Query(source->release());
     }
+
+    /// What a title word of this idf weighs where the query asks for the title alone (bonus()).
+    double bonus_weight(double term_idf) const { return (ranking_.k1 + 1 + ranking_.title_bonus) * term_idf; }
 
     /// The bonus for a title holding any of `terms` (a wildcard's or a partial word's expansion), at the idf of
     /// the most frequent of them.
@@ -1115,6 +1126,15 @@ void weigh_phrase_bonus(const Xapian::Database &database, const std::vector<Bonu
             weights.push_back(added[d]);
         }
     }
+}
+
+// ---- ConstantSource ----
+
+void ConstantSource::init(const Xapian::Database &database) {
+    documents_ = database.get_doccount();
+    last_ = database.get_lastdocid();
+    current_ = 0;
+    set_maxweight(weight_);
 }
 
 // ---- DocidListSource ----

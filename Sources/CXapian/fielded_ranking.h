@@ -289,7 +289,10 @@ class TitleWordReader {
     double words(Xapian::docid did);
 
   private:
+    Xapian::Database database_;
+    Xapian::valueno slot_ = 0;
     const TitleWords *table_ = nullptr;
+    bool opened_ = false;  // whether stream_ and end_ are the slot's
     Xapian::ValueIterator stream_;
     Xapian::ValueIterator end_;
 };
@@ -464,6 +467,37 @@ std::vector<double> weigh_title_match(const Xapian::Database &database,
 void weigh_phrase_bonus(const Xapian::Database &database, const std::vector<BonusPhrase> &phrases,
                         const std::vector<Xapian::docid> &documents, const FieldedRanking &ranking,
                         std::vector<Xapian::docid> &matched, std::vector<double> &weights);
+
+/// A fixed weight for every document it is moved to: the optional side of an AND_MAYBE whose required side holds what
+/// earns it (the words of a title phrase, each worth its title bonus). Unlike Xapian's FixedWeightPostingSource it
+/// reads nothing (that one walks the index's list of every document); as anything but the optional side of an
+/// AND_MAYBE it would match documents that do not exist.
+class ConstantSource : public Xapian::PostingSource {
+  public:
+    explicit ConstantSource(double weight) : weight_(weight) {}
+
+    ConstantSource *clone() const override { return new ConstantSource(weight_); }
+    void init(const Xapian::Database &database) override;
+    Xapian::doccount get_termfreq_min() const override { return 0; }
+    Xapian::doccount get_termfreq_est() const override { return documents_; }
+    Xapian::doccount get_termfreq_max() const override { return documents_; }
+    void next(double) override { ++current_; }
+    void skip_to(Xapian::docid did, double) override { current_ = std::max(current_, did); }
+    bool check(Xapian::docid did, double) override {
+        current_ = std::max(current_, did);
+        return true;
+    }
+    bool at_end() const override { return current_ > last_; }
+    Xapian::docid get_docid() const override { return current_; }
+    double get_weight() const override { return weight_; }
+    std::string get_description() const override { return "ConstantSource(" + std::to_string(weight_) + ")"; }
+
+  private:
+    double weight_;
+    Xapian::doccount documents_ = 0;
+    Xapian::docid last_ = 0;
+    Xapian::docid current_ = 0;
+};
 
 /// Matches exactly the documents of a list, adding no weight or a weight given for each: a second match restricted
 /// to the candidates a first one found (rescoring), or what weigh_phrase_bonus() found.

@@ -9,7 +9,8 @@ import Xapian
 /// (see ``DateFilter``). Any filter can be negated with `-` or `NOT`.
 public final class SearchQueryParser {
     private let parser: QueryParser
-    private let clock: QueryClock
+    /// What `today` and `-7d` are read against (a reader's kept parser takes each search's clock).
+    var clock: QueryClock
     /// What the filters of the last parse mean, for `--explain`.
     private var explanations: [String] = []
     /// The project titles the last parse's `project:` filters named.
@@ -158,7 +159,8 @@ public final class SearchQueryParser {
 
     /// `"a b c"` for a query of two or more plain words (no operators, fields, quotes or wildcards), else nil.
     static func phraseBonus(for text: String, partial: Bool) -> String? {
-        guard !partial else { return nil }
+        // A quote is in no plain word (and splitting a quoted phrase into words was most of this function's time).
+        guard !partial, !text.utf8.contains(UInt8(ascii: "\"")) else { return nil }
         let words = text.split(whereSeparator: \.isWhitespaceQuick)
         guard words.count >= 2, words.count <= 8,
             words.allSatisfy({ word in

@@ -89,6 +89,35 @@ public final class SearchReader {
     /// Moves to the latest committed revision.
     public func reopen() throws(SearchIndexError) {
         try xapian { () throws(XapianError) in _ = try database.reopen() }
+        lasting = [:]
+    }
+
+    /// The parser ``queryParser(clock:)`` keeps.
+    private var parser: SearchQueryParser?
+
+    /// A query parser for this reader (whose words wildcards expand to and corrections come from), kept for the
+    /// reader's searches: making one set up Xapian's parser and its seven fields, a thirtieth of a rare phrase's
+    /// search. Each parse starts afresh; `clock` is what its dates are read against.
+    public func queryParser(clock: QueryClock) throws(SearchIndexError) -> SearchQueryParser {
+        if let parser {
+            parser.clock = clock
+            return parser
+        }
+        let made = try SearchQueryParser(clock: clock, reader: self)
+        parser = made
+        return made
+    }
+
+    /// Metadata values read by ``lastingMetadata(_:)`` since the last reopen.
+    private var lasting: [String: String] = [:]
+
+    /// A metadata value an index keeps for its life (the store it indexes, its layout), read once per reader until it
+    /// reopens: a search asks for them every time, to know that its index is current.
+    public func lastingMetadata(_ key: String) throws(SearchIndexError) -> String {
+        if let value = lasting[key] { return value }
+        let value = try metadata(key)
+        lasting[key] = value
+        return value
     }
 
     /// Runs `query` as `request` asks: a page of hits in order, the total, and facet counts over all matches.
