@@ -303,9 +303,10 @@ Xapian::Stem make_stemmer(const char *language) {
 /// What `database`'s metadata records of its terms under the keys `layout` names (nothing for a NULL layout).
 cxapian::IndexLayout index_layout(cxapian_database &database, const cxapian_index_layout *layout) {
     auto text = [](const char *value) { return value != nullptr ? std::string(value) : std::string(); };
-    if (layout == nullptr) return database.layout.get(database.database, "", "", "");
+    if (layout == nullptr) return database.layout.get(database.database, "", "", "", "", "");
     return database.layout.get(database.database, text(layout->word_pairs_key), text(layout->stems_key),
-                               text(layout->title_prefix));
+                               text(layout->title_prefix), text(layout->container_prefix),
+                               text(layout->domain_prefix));
 }
 
 /// The fielded ranking `ranking` describes, over an index of `layout`.
@@ -1356,8 +1357,10 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     result->shards = std::max<Xapian::doccount>(database->database.size(), 1);
     result->database = database->database;
     const cxapian::IndexLayout layout = index_layout(*database, options->layout);
-    // The parsed query as a match of documents: a stem's documents read as its class's.
-    const Xapian::Query matching = layout.stems->expand(query->query);
+    // The query as the index holds it: a project title's documents by their project's domain.
+    const Xapian::Query asked = layout.resolve_projects(database->database, query->query);
+    // The query as a match of documents: a stem's documents read as its class's.
+    const Xapian::Query matching = layout.stems->expand(asked);
     const uint32_t facet_shards = database->parts.empty() ? 1 : uint32_t(database->parts.size());
     result->facets.reserve(options->facet_slot_count * facet_shards);
     for (uint32_t shard = 0; shard < facet_shards; ++shard) {
@@ -1407,8 +1410,7 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
                                       [](const auto &db) { return std::make_shared<const cxapian::DocLengths>(db); });
     }
     // A multi-database's parts each have common words of their own: a pair term means nothing across them.
-    const Xapian::Query parsed =
-        database->database.size() == 1 ? layout.pairs->filter_phrases(query->query) : query->query;
+    const Xapian::Query parsed = database->database.size() == 1 ? layout.pairs->filter_phrases(asked) : asked;
     const cxapian::FieldedQuery fielded =
         cxapian::rewrite_for_fields(parsed, bonus, database->database, fielded_ranking);
     result->highlight_query = query->query;

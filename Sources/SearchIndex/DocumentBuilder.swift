@@ -60,7 +60,9 @@ final class DocumentBuilder {
             try document.addBooleanTerm(TermPrefix.priority + String(priority))
             try document.addValue(SortableNumber.encode(Double(priority)), slot: ValueSlot.priority)
         }
-        if !attributes.containerTitle.isEmpty {
+        // The project's own document only: a filter on the title finds the rest by the project's domain term (items
+        // writing their project's title were 0.8 % of an index; a rename then rewrote them all).
+        if attributes.kind == .project, !attributes.containerTitle.isEmpty {
             try document.addBooleanTerm(TermPrefix.containerTitleTerm(attributes.containerTitle))
         }
 

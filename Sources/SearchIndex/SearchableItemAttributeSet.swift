@@ -13,7 +13,9 @@ public struct SearchableItemAttributeSet: Sendable, Equatable {
     /// Indexed as free text (the item's detail).
     public var contentDescription: String
     public var kind: Kind
-    /// The title of the container (the project): a boolean term for `project:` filters.
+    /// The title of the container (the project). A container's own document (kind `project`, in its own domain) holds
+    /// it as a boolean term, which a `project:` filter finds, and then every document of the container's domain; on
+    /// the others it is part of the fingerprint only.
     public var containerTitle: String
     /// 1…3 for items; nil for projects.
     public var priority: Int?

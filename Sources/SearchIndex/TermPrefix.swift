@@ -24,7 +24,8 @@ public enum TermPrefix {
     public static let status = "XIS"
     /// Priority `1`…`3`. Boolean.
     public static let priority = "XPRI"
-    /// The container (project) title, normalised by ``containerTitleTerm(_:)``. Boolean.
+    /// The container (project) title, normalised by ``containerTitleTerm(_:)``: a project's own document only (a filter
+    /// on it finds the project's other documents by their ``domain``, which they all hold). Boolean.
     public static let containerTitle = "XPT"
     /// A message's author, normalised by ``authorTerm(_:)``. Boolean.
     public static let author = "XAU"
@@ -93,7 +94,8 @@ public enum SearchIndexLayout {
     /// identifier's short form is the collapse key); fingerprints of 8 bytes; title keys of 32 folded bytes, without
     /// tie-breaks that add nothing; statuses in one byte; project-title terms of 12 bytes at most; spelling data only for words of two documents or more, titles included.
     /// 9: pair terms for the index's common words (``TermPrefix/wordPair``), the words in the metadata; stem terms only
-    /// where they add to the word's term (``stemsKey``, ``TermPrefix/stemOverlap``).
+    /// where they add to the word's term (``stemsKey``, ``TermPrefix/stemOverlap``); a project's title term in the
+    /// project's document only.
     public static let version = "9"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
@@ -105,9 +107,11 @@ public enum SearchIndexLayout {
     /// Metadata key holding the language of the stem terms the index leaves out where they repeat a word's own term
     /// (``StemTerms``), or nothing for an index that writes them all: decided when the index is made, for its life.
     public static let stemsKey = "spotlite.stems"
-    /// What a query reads of the index's layout (its common words, its stems), from the index's metadata.
+    /// What a query reads of the index's layout: its common words and its stems (from the index's metadata), and that
+    /// only projects hold their title's term.
     public static let queryLayout = IndexLayout(
-        titlePrefix: TermPrefix.title, wordPairsKey: wordPairsKey, stemsKey: stemsKey)
+        titlePrefix: TermPrefix.title, wordPairsKey: wordPairsKey, stemsKey: stemsKey,
+        containerPrefix: TermPrefix.containerTitle, domainPrefix: TermPrefix.domain)
     /// Metadata key holding the client state of the last batch.
     public static let clientStateKey = "spotlite.client-state"
 }

@@ -229,11 +229,21 @@ public struct IndexLayout: Sendable, Equatable {
     public var wordPairsKey: String?
     /// The key of the language whose stem terms the index leaves out (``StemTerms``), if it leaves any out.
     public var stemsKey: String?
+    /// Where only a project's own document holds the term of its title (this prefix + key) and every document of a
+    /// project its domain term (``domainPrefix`` + identifier): a query's title terms are then resolved into the
+    /// domain terms of the documents holding them. Nil where every document holds its project's title term.
+    public var containerPrefix: String?
+    public var domainPrefix: String?
 
-    public init(titlePrefix: String, wordPairsKey: String? = nil, stemsKey: String? = nil) {
+    public init(
+        titlePrefix: String, wordPairsKey: String? = nil, stemsKey: String? = nil, containerPrefix: String? = nil,
+        domainPrefix: String? = nil
+    ) {
         self.titlePrefix = titlePrefix
         self.wordPairsKey = wordPairsKey
         self.stemsKey = stemsKey
+        self.containerPrefix = containerPrefix
+        self.domainPrefix = domainPrefix
     }
 
     /// Calls `body` with `layout` as C sees it (nil for none), valid during the call.
@@ -245,13 +255,20 @@ public struct IndexLayout: Sendable, Equatable {
         let prefix = Array(layout.titlePrefix.utf8CString)
         let pairs = layout.wordPairsKey.map { Array($0.utf8CString) } ?? []
         let stems = layout.stemsKey.map { Array($0.utf8CString) } ?? []
+        let containers = layout.containerPrefix.map { Array($0.utf8CString) } ?? []
+        let domains = layout.domainPrefix.map { Array($0.utf8CString) } ?? []
         return try prefix.withUnsafeBufferPointer { prefix throws(XapianError) in
             try pairs.withUnsafeBufferPointer { pairs throws(XapianError) in
                 try stems.withUnsafeBufferPointer { stems throws(XapianError) in
-                    let raw = cxapian_index_layout(
-                        title_prefix: prefix.baseAddress, word_pairs_key: pairs.baseAddress,
-                        stems_key: stems.baseAddress)
-                    return try withUnsafePointer(to: raw) { pointer throws(XapianError) in try body(pointer) }
+                    try containers.withUnsafeBufferPointer { containers throws(XapianError) in
+                        try domains.withUnsafeBufferPointer { domains throws(XapianError) in
+                            let raw = cxapian_index_layout(
+                                title_prefix: prefix.baseAddress, word_pairs_key: pairs.baseAddress,
+                                stems_key: stems.baseAddress, container_prefix: containers.baseAddress,
+                                domain_prefix: domains.baseAddress)
+                            return try withUnsafePointer(to: raw) { pointer throws(XapianError) in try body(pointer) }
+                        }
+                    }
                 }
             }
         }

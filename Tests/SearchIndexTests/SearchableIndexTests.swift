@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import SearchIndex
+import Xapian
 import Testing
 import TestSupport
 
@@ -569,16 +570,30 @@ import TestSupport
             Self.item("done", title: "task two", priority: 1, completed: true),
             Self.item("garden", domain: "tracker://s/project/g", title: "task three", container: "Garden  Shed"),
             Self.item("home", domain: "home", title: "Home renovation", priority: nil, kind: .project),
+            // A project's title is its own document's: `project:` finds the rest of its domain through it.
+            Self.item(
+                "tracker://s/project/g", domain: "tracker://s/project/g", title: "Garden shed", priority: nil,
+                kind: .project, container: "Garden  Shed"),
         ])
         #expect(Set(try search("task is:open")) == ["open", "garden"])
         #expect(try search("task is:completed") == ["done"])
         #expect(try search("task priority:3") == ["open"])
-        #expect(try search("kind:project") == ["home"])
+        #expect(Set(try search("kind:project")) == ["home", "tracker://s/project/g"])
         #expect(try search("task project:\"garden shed\"") == ["garden"])
+        #expect(Set(try search("project:\"garden shed\"")) == ["garden", "tracker://s/project/g"])
+        #expect(try search("task project:\"shed\"").isEmpty)
         #expect(try search("task project:tracker://s/project/g") == ["garden"])
+        // Only the project's document holds its title's term.
+        let database = try Database(path: path)
+        let titles = try database.termsWithValue(prefix: TermPrefix.containerTitle, slot: ValueSlot.uniqueIdentifier)
+        let expected = ["Garden shed", "Home renovation"].map(TermPrefix.containerTitleTerm)
+        #expect(titles.map(\.term).sorted() == expected.sorted())
+        for term in expected {
+            #expect(try database.match(Query(term: term), limit: 10).hits.count == 1, "\(term)")
+        }
         #expect(Set(try search("task NOT is:completed")) == ["open", "garden"])
         // A query of only a negated filter excludes (Xapian alone would turn it into the filter itself).
-        #expect(Set(try search("-is:completed")) == ["open", "garden", "home"])
+        #expect(Set(try search("-is:completed")) == ["open", "garden", "home", "tracker://s/project/g"])
         #expect(Set(try search("kind:item -priority:2..3")) == ["done"])
         #expect(Set(try search("task priority:>=2")) == ["open", "garden"])
     }
@@ -605,7 +620,8 @@ import TestSupport
         let huge = String(repeating: "x", count: 5_000)
         let longTitle = String(repeating: "Very long project name ", count: 30)
         try index.indexSearchableItems([
-            Self.item("a", title: "odd entry", detail: "before \(huge) after", container: longTitle)
+            Self.item("a", title: "odd entry", detail: "before \(huge) after", container: longTitle),
+            Self.item("home", title: longTitle, priority: nil, kind: .project, container: longTitle),
         ])
         #expect(try search("before after") == ["a"])
         #expect(try search("odd project:\"\(longTitle)\"") == ["a"])

@@ -127,6 +127,11 @@ typedef struct {
     const char *word_pairs_key;
     /** The metadata key of the language of the stem terms the index leaves out (cxapian_stem_terms); NULL for none. */
     const char *stems_key;
+    /** Only a project's document holds its title's term (this prefix + key); every document of a project holds its
+     *  domain term (domain_prefix + identifier): a query's project title terms are resolved into the domain terms of
+     *  the documents holding them. NULL for an index whose every document holds its project's title term. */
+    const char *container_prefix;
+    const char *domain_prefix;
 } cxapian_index_layout;
 
 /** Makes the generator split spans of CJK characters into unigrams and bigrams (Xapian's FLAG_CJK_NGRAM), which
