@@ -585,19 +585,10 @@ class Rewriter {
             }
             case Q::OP_PHRASE:
             case Q::OP_NEAR: {
-                // Words together in the title: matched as the phrase, weighted by their title bonuses. Every title
-                // the phrase matches holds every word, so the bonuses add up to one fixed weight (a TitleBonusSource
-                // a word, as `title:word` gets, would open each word's posting list again).
+                // Words together in the title: matched as the phrase, weighted by their title bonuses.
                 std::vector<std::string> terms;
                 if (!all_title_leaves(query, terms)) return query;
-                double weight = 0;
-                for (const auto &title : terms) {
-                    double term_idf = idf(database_.get_termfreq(title));
-                    note({title}, term_idf);
-                    weight += bonus_weight(term_idf);
-                }
-                auto *bonuses = new ConstantSource(weight);
-                return Q(Q::OP_AND_MAYBE, query, Q(bonuses->release()));
+                return title_words_together(query, terms);
             }
             case Q::OP_MAX: {
                 // A compound word (group_compounds): the word, then its parts. The parts are the same word, so only
@@ -617,7 +608,17 @@ class Rewriter {
                 }
                 return Q(Q::OP_MAX, parts.begin(), parts.end());
             }
-            case Q::OP_AND:
+            case Q::OP_AND: {
+                // Title words that are each their own term (a phrase of two common words matched by their pair, see
+                // WordPairs): every match holds them all, so their bonuses add up to one fixed weight, as a phrase's.
+                std::vector<std::string> terms;
+                if (all_title_leaves(query, terms) &&
+                    std::all_of(terms.begin(), terms.end(),
+                                [this](const std::string &title) { return class_of(title).terms.size() == 1; })) {
+                    return title_words_together(query, terms);
+                }
+                return rebuild(query, 0);
+            }
             case Q::OP_AND_MAYBE:
             case Q::OP_XOR:
                 return rebuild(query, 0);
@@ -736,6 +737,19 @@ class Rewriter {
 
     /// The query parser's wildcard limit (SearchQuery.maximumWildcardExpansion): past it the match itself fails.
     static constexpr size_t kMaxWildcardTerms = 1000;
+
+    /// `query`, which matches only titles holding every one of `terms`, weighted by their title bonuses: one fixed
+    /// weight (a TitleBonusSource a word, as `title:word` gets, would open each word's posting list again).
+    Xapian::Query title_words_together(const Xapian::Query &query, const std::vector<std::string> &terms) {
+        double weight = 0;
+        for (const auto &title : terms) {
+            double term_idf = idf(database_.get_termfreq(title));
+            note({title}, term_idf);
+            weight += bonus_weight(term_idf);
+        }
+        auto *bonuses = new ConstantSource(weight);
+        return Xapian::Query(Xapian::Query::OP_AND_MAYBE, query, Xapian::Query(bonuses->release()));
+    }
 
     bool all_title_leaves(const Xapian::Query &query, std::vector<std::string> &terms) const {
         size_t count = query.get_num_subqueries();

@@ -5,7 +5,8 @@
 
 namespace cxapian {
 
-const std::string WordPairs::prefix = "XWP";
+const std::string WordPairs::detail_pair_prefix = "XWP";
+const std::string WordPairs::title_pair_prefix = "XWT";
 
 namespace {
 
@@ -81,8 +82,8 @@ void WordPairs::append_number(std::string &term, uint32_t number) {
     term += static_cast<char>(number < 94 ? 0x21 + number : 0x80 + (number - 94));
 }
 
-std::string WordPairs::term(uint32_t first, uint32_t second) {
-    std::string pair = prefix;
+std::string WordPairs::term(uint32_t first, uint32_t second, bool title) {
+    std::string pair = title ? title_pair_prefix : detail_pair_prefix;
     append_number(pair, first);
     append_number(pair, second);
     return pair;
@@ -117,7 +118,7 @@ void WordPairs::add_to(Xapian::Document &document) const {
         while (next < occurrences.size() && occurrences[next].position == position) ++next;
         for (size_t j = next; j < occurrences.size() && occurrences[j].position == position + 1; ++j) {
             if (occurrences[j].title == occurrences[i].title) {
-                document.add_boolean_term(term(occurrences[i].number, occurrences[j].number));
+                document.add_boolean_term(term(occurrences[i].number, occurrences[j].number, occurrences[i].title));
             }
         }
     }
@@ -145,11 +146,18 @@ bool WordPairs::filter(const Xapian::Query &query, Xapian::Query &filtered) cons
                 const auto first = numbers_.find(first_word);
                 const auto second = numbers_.find(second_word);
                 if (first == numbers_.end() || second == numbers_.end()) continue;
-                std::string pair = term(first->second, second->second);
+                std::string pair = term(first->second, second->second, first_title);
                 if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(std::move(pair));
             }
             // Checked last: a phrase's description costs more than the look-ups above, which rule out most phrases.
             if (pairs.empty() || !is_exact_phrase(query)) return false;
+            if (terms.size() == 2) {
+                // The pair's documents are the phrase's: its words, weighed as the phrase weighs them, and no
+                // positions read.
+                const Q words(Q::OP_AND, query.get_subquery(0), query.get_subquery(1));
+                filtered = Q(Q::OP_FILTER, words, Q(pairs[0]));
+                return true;
+            }
             const Q filter = pairs.size() == 1 ? Q(pairs[0]) : Q(Q::OP_AND, pairs.begin(), pairs.end());
             filtered = Q(Q::OP_FILTER, query, filter);
             return true;

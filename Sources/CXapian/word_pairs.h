@@ -13,9 +13,11 @@
 // the document's pair term. A phrase holding a rarer word keeps Xapian's check, whose candidates are then the rarer
 // word's few documents.
 //
-// A pair term is `XWP` and the two words' numbers in the set, each one byte (the 222 most frequent words) or two (a
-// space first), never a control character (nor a newline in `xapian-delve`'s list of terms): 5 bytes for most, so that
-// the 20–30 pairs of a document cost little in its term list. Pairs from the title and from the detail share it.
+// A pair term is `XWP` (a detail's pair) or `XWT` (a title's) and the two words' numbers in the set, each one byte
+// (the 222 most frequent words) or two (a space first), never a control character (nor a newline in `xapian-delve`'s
+// list of terms): 5 bytes for most, so that the 20–30 pairs of a document cost little in its term list. With a term
+// per field, an exact phrase of two common words is its pair term's documents exactly: it is matched as the two words
+// filtered by the pair, with no positions read at all.
 
 #ifndef CXAPIAN_WORD_PAIRS_H
 #define CXAPIAN_WORD_PAIRS_H
@@ -45,8 +47,10 @@ class WordPairs {
     static constexpr uint32_t one_byte_codes = 94 + 128;
     /// At most this many words: 222 numbered in one byte, as many more in two.
     static constexpr size_t max_words = 2 * one_byte_codes;
-    /// What every pair term starts with.
-    static const std::string prefix;
+    /// What the pair terms of a detail's words start with.
+    static const std::string detail_pair_prefix;
+    /// What the pair terms of a title's words start with.
+    static const std::string title_pair_prefix;
 
     /// The words of `list` (one a line, as WordSample::choose() writes them and the index's metadata keeps them),
     /// numbered in order; words past max_words, empty lines and repeats are ignored.
@@ -60,9 +64,11 @@ class WordPairs {
     void add_to(Xapian::Document &document) const;
 
     /// `query` with each exact phrase (OP_PHRASE whose window is its length) under AND, OR, FILTER, AND_NOT,
-    /// AND_MAYBE, XOR, SYNONYM or MAX nodes filtered by the pair terms of its consecutive words that are both in the
-    /// set. The phrase still checks positions, now only in documents that hold every such pair; the matches, and
-    /// their weights, are the same. Anything else is left as it is.
+    /// AND_MAYBE, XOR or MAX nodes filtered by the pair terms of its consecutive words of one field that are both in
+    /// the set. A phrase of two such words becomes the AND of its two terms filtered by their pair, which checks no
+    /// positions; a longer one still checks them, now only in documents that hold every such pair. The matches, and
+    /// their weights (a phrase weighs the sum of its terms' weights, as the AND does), are the same. Anything else is
+    /// left as it is.
     Xapian::Query filter_phrases(const Xapian::Query &query) const;
 
   private:
@@ -71,8 +77,8 @@ class WordPairs {
     /// Into `filtered`, `query` with its exact phrases filtered; false (and `filtered` untouched) if there was none
     /// to filter.
     bool filter(const Xapian::Query &query, Xapian::Query &filtered) const;
-    /// The pair term of two of the set's words (by number).
-    static std::string term(uint32_t first, uint32_t second);
+    /// The pair term of two of the set's words (by number) next to each other in a title or a detail.
+    static std::string term(uint32_t first, uint32_t second, bool title);
     /// Appends a word's number as the pair terms write it.
     static void append_number(std::string &term, uint32_t number);
 

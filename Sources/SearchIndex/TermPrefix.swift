@@ -29,10 +29,12 @@ public enum TermPrefix {
     public static let containerTitle = "XPT"
     /// A message's author, normalised by ``authorTerm(_:)``. Boolean.
     public static let author = "XAU"
-    /// Two of the index's common words next to each other in a title or a detail (``WordPairs``): `XWP` and the
-    /// words' numbers in the list the index keeps (``SearchIndexLayout/wordPairsKey``), a byte each for most (written
-    /// by CXapian's `WordPairs`). Boolean.
+    /// Two of the index's common words next to each other in a detail (``WordPairs``): `XWP` and the words' numbers in
+    /// the list the index keeps (``SearchIndexLayout/wordPairsKey``), a byte each for most (written by CXapian's
+    /// `WordPairs`). Boolean.
     public static let wordPair = "XWP"
+    /// Two of the index's common words next to each other in a title: as ``wordPair``, with `XWT`.
+    public static let titleWordPair = "XWT"
     /// Marks a document that holds a word that is its own stem (`leak`) and another form of it (`leaks`) in one field,
     /// and so keeps the stem term: `XZ` + the stem term (`XZZleak`). Boolean. Written by CXapian's `StemTerms`.
     public static let stemOverlap = "XZ"
@@ -92,10 +94,11 @@ public enum SearchIndexLayout {
     /// `message`, author terms).
     /// 8: identifiers kept short (``IdentifierCoding``), the base in the metadata; no entity slot (the unique
     /// identifier's short form is the collapse key); fingerprints of 8 bytes; title keys of 32 folded bytes, without
-    /// tie-breaks that add nothing; statuses in one byte; project-title terms of 12 bytes at most; spelling data only for words of two documents or more, titles included.
-    /// 9: pair terms for the index's common words (``TermPrefix/wordPair``), the words in the metadata; stem terms only
-    /// where they add to the word's term (``stemsKey``, ``TermPrefix/stemOverlap``); a project's title term in the
-    /// project's document only.
+    /// tie-breaks that add nothing; statuses in one byte; project-title terms of 12 bytes at most; spelling data only
+    /// for words of two documents or more, titles included.
+    /// 9: pair terms for the index's common words, a detail's and a title's (``TermPrefix/wordPair``,
+    /// ``TermPrefix/titleWordPair``), the words in the metadata; stem terms only where they add to the word's term
+    /// (``stemsKey``, ``TermPrefix/stemOverlap``); a project's title term in the project's document only.
     public static let version = "9"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
