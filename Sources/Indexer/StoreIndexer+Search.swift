@@ -511,8 +511,8 @@ extension StoreIndexer {
     /// when the search began), and none the store does not have.
     func isCurrent(_ reader: SearchReader, target: Int64) throws(IndexerError) -> Bool {
         try indexer(location.root) {
-            guard try reader.lastingMetadata(Self.storeKey) == store.uuid,
-                try reader.lastingMetadata(SearchIndexLayout.versionKey) == SearchIndexLayout.version,
+            guard try reader.revisionMetadata(Self.storeKey) == store.uuid,
+                try reader.revisionMetadata(SearchIndexLayout.versionKey) == SearchIndexLayout.version,
                 let cursor = Int64(try reader.fetchLastClientState() ?? "")
             else { return false }
             if cursor == target { return true }

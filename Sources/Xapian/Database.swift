@@ -41,8 +41,13 @@ public final class Database {
     public func reopen() throws(XapianError) -> Bool {
         var changed = false
         try check { cxapian_database_reopen(handle, &changed, $0) }
+        if changed { moves &+= 1 }
         return changed
     }
+
+    /// How many times ``reopen()`` has moved this view to another revision: what was read at one value of it (the
+    /// metadata, say) holds until it changes.
+    public private(set) var moves = 0
 
     /// How many tables this reader's searches with `keptTables` have made themselves: a table another reader of the
     /// same database has made at the same revision, in this process, is used instead of made again.

@@ -364,6 +364,26 @@ import TestSupport
         #expect(try index.fetchLastClientState() == "17")
     }
 
+    /// A reader reads each metadata value once per revision (``SearchReader/revisionMetadata(_:)``): the next
+    /// commit's client state is read once the reader has moved to it, and not before.
+    @Test func aReaderSeesTheClientStateOfItsRevision() throws {
+        let index = try SearchableIndex(path: path)
+        try index.beginIndexBatch()
+        try index.indexSearchableItems([Self.item("a", title: "alpha")])
+        try index.endIndexBatch(clientState: "1")
+        let reader = try SearchReader(path: path)
+        #expect(try reader.fetchLastClientState() == "1")
+        try index.beginIndexBatch()
+        try index.indexSearchableItems([Self.item("b", title: "beta")])
+        try index.endIndexBatch(clientState: "2")
+        #expect(try reader.fetchLastClientState() == "1")
+        try reader.reopen()
+        #expect(try reader.fetchLastClientState() == "2")
+        #expect(try reader.revisionMetadata(SearchIndexLayout.clientStateKey) == "2")
+        try reader.reopen()  // nothing new: the value read stays
+        #expect(try reader.fetchLastClientState() == "2")
+    }
+
     @Test func anUncommittedBatchIsLostWhenTheWriterGoesAway() throws {
         do {
             let index = try SearchableIndex(path: path)
