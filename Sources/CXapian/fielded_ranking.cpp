@@ -587,8 +587,17 @@ class Rewriter {
             case Q::OP_NEAR: {
                 // Words together in the title: matched as the phrase, weighted by their title bonuses.
                 std::vector<std::string> terms;
-                if (!all_title_leaves(query, terms)) return query;
-                return title_words_together(query, terms);
+                if (all_title_leaves(query, terms)) return title_words_together(query, terms);
+                // Elsewhere: matched as the phrase, weighed as its words together, which is what a phrase weighs
+                // (the sum of its parts). Xapian 1.4 weighs a phrase's candidate before checking its positions when
+                // anything beside it can add weight (the title similarity, a title phrase's bonus): a read of the
+                // candidate's length from the index each, as many block reads as the positions' for a phrase of a
+                // rare and a common word. A weightless phrase is only checked; its words are weighed for its matches.
+                std::vector<Q> parts;
+                for (size_t i = 0, count = query.get_num_subqueries(); i < count; ++i) {
+                    parts.push_back(query.get_subquery(i));
+                }
+                return Q(Q::OP_AND_MAYBE, Q(Q::OP_SCALE_WEIGHT, query, 0.0), Q(Q::OP_AND, parts.begin(), parts.end()));
             }
             case Q::OP_MAX: {
                 // A compound word (group_compounds): the word, then its parts. The parts are the same word, so only
@@ -739,7 +748,9 @@ class Rewriter {
     static constexpr size_t kMaxWildcardTerms = 1000;
 
     /// `query`, which matches only titles holding every one of `terms`, weighted by their title bonuses: one fixed
-    /// weight (a TitleBonusSource a word, as `title:word` gets, would open each word's posting list again).
+    /// weight (a TitleBonusSource a word, as `title:word` gets, would open each word's posting list again). Title
+    /// terms weigh nothing themselves (wdf 0): `query` is weightless, so that Xapian reads no document's length to
+    /// weigh it (nor, for a phrase, before checking positions, see the detail's phrases in rewrite()).
     Xapian::Query title_words_together(const Xapian::Query &query, const std::vector<std::string> &terms) {
         double weight = 0;
         for (const auto &title : terms) {
@@ -748,7 +759,8 @@ class Rewriter {
             weight += bonus_weight(term_idf);
         }
         auto *bonuses = new ConstantSource(weight);
-        return Xapian::Query(Xapian::Query::OP_AND_MAYBE, query, Xapian::Query(bonuses->release()));
+        return Xapian::Query(Xapian::Query::OP_AND_MAYBE, Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, query, 0.0),
+                             Xapian::Query(bonuses->release()));
     }
 
     bool all_title_leaves(const Xapian::Query &query, std::vector<std::string> &terms) const {

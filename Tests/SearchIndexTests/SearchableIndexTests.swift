@@ -154,6 +154,35 @@ import TestSupport
         }
     }
 
+    /// A phrase weighs what its words weigh together, in the detail and in the title (`detail:"a b"` as `detail:"a"
+    /// detail:"b"`, `title:"a b"` as `title:"a" title:"b"`), at every document it matches: a detail's phrase is only
+    /// checked and its words are weighed beside it, so that Xapian checks positions before it weighs a candidate.
+    @Test func aPhraseWeighsWhatItsWordsWeighTogether() throws {
+        var texts = RandomTexts()
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems((0..<300).map {
+            Self.item("item-\($0)", title: texts.text(1...6), detail: texts.text(0...30))
+        })
+        let reader = try SearchReader(path: path)
+        var compared = 0
+        for _ in 0..<40 {
+            let (first, second) = (texts.word(), texts.word())
+            guard first != second else { continue }
+            for field in ["detail", "title"] {
+                let phrase = try SearchQueryParser().parse("\(field):\"\(first) \(second)\"")
+                let words = try SearchQueryParser().parse("\(field):\"\(first)\" \(field):\"\(second)\"")
+                let hits = try reader.search(words, SearchRequest(limit: 400)).hits
+                let scores = Dictionary(uniqueKeysWithValues: hits.map { ($0.uniqueIdentifier, $0.score) })
+                for hit in try reader.search(phrase, SearchRequest(limit: 400)).hits {
+                    let expected = scores[hit.uniqueIdentifier, default: -1]
+                    #expect(abs(hit.score - expected) < 1e-9, "\(field): \(first) \(second), \(hit)")
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared > 50)
+    }
+
     /// Expects `kept` (a reader that keeps tables) to give exactly `plain`'s hits for `text`, and some, on three searches
     /// in a row: its tables are made on the second search at a revision.
     func expectKeptReaderAgrees(
