@@ -11,8 +11,8 @@ extension SearchableIndex {
     /// index (its term-list entry and its posting). On the dictionary Zipf corpus at 100k items the pairs of 255 words
     /// (16 a document) took the index to 4.08 times its text, those of 128 (12.6 a document) to 3.99, of 112 to 3.98
     /// and of 96 to 3.97; the median phrase of the 100k synthetic corpus took 0.47 of FTS5's time with 128 words,
-    /// 0.49–0.50 with 112 and 0.51 with 96 (`profile search 100000 200 phrase compare`), as more of its phrases have a
-    /// word just past the list.
+    /// 0.49–0.50 with 112 and 0.51 with 96 (`profile search 100000 200 phrase compare`), as more of its phrases
+    /// have a word just past the list.
     public static let commonWordMaximumCount = 128
     /// How many items a rebuild reads to choose an index's common words (``commonWords(of:)``).
     public static let commonWordSampleSize = 4_000

@@ -36,8 +36,9 @@ final class SearchReads: @unchecked Sendable {
         withConnection { try $0.lastChangeSequence() }
     }
 
-    /// The items with these ids that exist, each with its project (as ``StoreReader/entities(items:projects:messages:)``
-    /// reads a page of items), keyed by id; nil if they could not be read here. At most ``StoreReader/chunkSize`` ids.
+    /// The items with these ids that exist, each with its project (as
+    /// ``StoreReader/entities(items:projects:messages:)`` reads a page of items), keyed by id; nil if they could not be
+    /// read here. At most ``StoreReader/chunkSize`` ids.
     func itemsWithProjects(_ ids: [String]) -> [String: StoreEntity]? {
         withConnection { try $0.itemsWithProjects(ids) }
     }

@@ -140,15 +140,18 @@ import TestSupport
     @Test func aSortedPageWeighsPhrasesAsRelevanceDoes() throws {
         var texts = RandomTexts()
         let index = try SearchableIndex(path: path)
-        try index.indexSearchableItems((0..<300).map { Self.item("item-\($0)", title: texts.text(1...6), detail: texts.text(0...30)) })
+        try index.indexSearchableItems((0..<300).map {
+            Self.item("item-\($0)", title: texts.text(1...6), detail: texts.text(0...30))
+        })
         let reader = try SearchReader(path: path)
         for text in ["\"ant bee\" OR \"cat dog\"", "\"bee cat\" OR \"ant dog\" OR elk", "\"dog ant\" bee"] {
             let query = try SearchQueryParser().parse(text)
-            let scores = Dictionary(
-                uniqueKeysWithValues: try reader.search(query, SearchRequest(limit: 400)).hits.map { ($0.uniqueIdentifier, $0.score) })
+            let hits = try reader.search(query, SearchRequest(limit: 400)).hits
+            let scores = Dictionary(uniqueKeysWithValues: hits.map { ($0.uniqueIdentifier, $0.score) })
             for limit in [5, 20, 50] {
                 for hit in try reader.search(query, SearchRequest(limit: limit, sort: .modified)).hits {
-                    #expect(abs(hit.score - scores[hit.uniqueIdentifier, default: -1]) < 1e-9, "\(text), \(limit): \(hit)")
+                    let expected = scores[hit.uniqueIdentifier, default: -1]
+                    #expect(abs(hit.score - expected) < 1e-9, "\(text), \(limit): \(hit)")
                 }
             }
         }

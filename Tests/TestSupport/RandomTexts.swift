@@ -18,7 +18,9 @@ public struct SeededRandom: RandomNumberGenerator {
 /// Texts of twelve words whose first six (``common``) fill half of all places: phrases of them match often, and their
 /// words stand apart in many more texts. TEXTS_SEED=N gives other texts.
 public struct RandomTexts {
-    public static let vocabulary = ["ant", "bee", "cat", "dog", "elk", "fox", "gnu", "hen", "ibis", "jay", "kiwi", "lynx"]
+    public static let vocabulary = [
+        "ant", "bee", "cat", "dog", "elk", "fox", "gnu", "hen", "ibis", "jay", "kiwi", "lynx",
+    ]
     public static let common = Array(vocabulary.prefix(6))
     public var random: SeededRandom
 

@@ -11,7 +11,8 @@ import TrackerStore
 
     func filledStore() throws -> (TrackerStore, [String]) {
         let store = try TrackerStore.create(at: directory.file("tracker.sqlite"))
-        let home = try store.addProject(title: "Home – \"renovation\"", detail: "Zürich, 日本語", color: "#ff0000")
+        let home = try store.addProject(
+            title: "Home – \"renovation\"", detail: "Zürich, 日本語", color: "#ff0000")
         let garden = try store.addProject(title: "Garden", detail: "")
         var ids: [String] = []
         for number in 0..<40 {
@@ -62,7 +63,8 @@ import TrackerStore
         let (store, ids) = try filledStore()
         let readOnly = try TrackerStore.open(at: store.path, readOnly: true)
         #expect(try readOnly.lastChangeSequence() == (try store.lastChangeSequence()))
-        #expect(try readOnly.entities(items: ids, projects: [], messages: []) == (try store.entities(items: ids, projects: [], messages: [])))
+        let written = try store.entities(items: ids, projects: [], messages: [])
+        #expect(try readOnly.entities(items: ids, projects: [], messages: []) == written)
     }
 
     @Test func aSampleIsSpreadOverTheStoreAndReadsOnlyWhatItReturns() throws {
