@@ -198,6 +198,8 @@ struct cxapian_mset {
     /// query, whose terms snippets highlight.
     Xapian::Query highlight_query;
     mutable std::optional<Xapian::MSet> highlight_mset;
+    /// The term frequencies the fielded ranking's rewrite read (nullptr without one).
+    std::shared_ptr<cxapian::TermFrequencies> frequencies;
 
     /// Hit `index` of the page: its docid and weight, from `ranked` or from `mset`.
     std::pair<Xapian::docid, double> hit(uint32_t index) const {
@@ -1398,6 +1400,8 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     }
     const cxapian_fielded_ranking &ranking = *options->ranking;
     cxapian::FieldedRanking fielded_ranking = fielded_ranking_of(ranking, layout);
+    result->frequencies = std::make_shared<cxapian::TermFrequencies>(database->database);
+    fielded_ranking.frequencies = result->frequencies;
     if (options->kept_tables && database->database.size() == 1) {
         if (ranking.title_match > 0) {
             const Xapian::valueno slot = ranking.title_words_slot;
@@ -1452,6 +1456,16 @@ void cxapian_mset_visit_facets(const cxapian_mset *mset, cxapian_facet_visitor v
         }
     } catch (...) {
     }
+}
+
+bool cxapian_mset_term_frequency(const cxapian_mset *mset, const char *term, size_t length, uint32_t *out,
+                                 cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    const std::string name(term, length);
+    const Xapian::doccount *known = mset->frequencies ? mset->frequencies->known(name) : nullptr;
+    // Else the match's statistics, which hold every term the query names, weighed or not; else the database.
+    *out = known != nullptr ? *known : mset->mset.get_termfreq(name);
+    CXAPIAN_GUARD_END(error)
 }
 
 bool cxapian_mset_snippet(const cxapian_mset *mset, const char *text, size_t length, size_t snippet_length,

@@ -369,7 +369,9 @@ void BonusPhrase::weigh(const Xapian::Database &database, const FieldedRanking &
     idfs.clear();
     title_weight = 0;
     for (const auto &term : terms) {
-        idfs.push_back(FieldedBM25Weight::idf(database.get_termfreq(term), collection));
+        const Xapian::doccount frequency =
+            ranking.frequencies ? ranking.frequencies->of(term) : database.get_termfreq(term);
+        idfs.push_back(FieldedBM25Weight::idf(frequency, collection));
         if (title) title_weight += (ranking.k1 + 1 + ranking.title_bonus) * idfs.back();
     }
 }
@@ -505,7 +507,8 @@ class Rewriter {
     Rewriter(const Xapian::Database &database, const FieldedRanking &ranking)
         : database_(database), ranking_(ranking), classifier_{ranking.title_prefix},
           documents_(std::max<Xapian::doccount>(1, database.get_doccount())),
-          stems_(ranking.stems ? ranking.stems : std::make_shared<const StemTerms>("", ranking.title_prefix)) {}
+          stems_(ranking.stems ? ranking.stems : std::make_shared<const StemTerms>("", ranking.title_prefix)),
+          frequencies_(ranking.frequencies ? ranking.frequencies : std::make_shared<TermFrequencies>(database)) {}
 
     /// The title terms of every word met (a class of terms each), in order, once each: the query's words for the
     /// title similarity.
@@ -535,14 +538,14 @@ class Rewriter {
                 const StemTerms::Class terms = class_of(term);
                 // A title word alone (`title:word`): the bonus, with the title's own idf.
                 if (classifier_.is_title(term)) {
-                    double term_idf = idf(StemTerms::frequency(database_, terms));
+                    double term_idf = idf(StemTerms::frequency(*frequencies_, terms));
                     note(terms.terms, term_idf);
                     return bonus(terms.terms, term_idf);
                 }
                 // A detail stem alone (`detail:word`) whose documents are those of two terms: BM25 over both, as the
                 // stem term alone would weigh (its wdf, the whole of its documents).
                 if (terms.terms.size() > 1) {
-                    double term_idf = idf(StemTerms::frequency(database_, terms));
+                    double term_idf = idf(StemTerms::frequency(*frequencies_, terms));
                     auto *source = new WordSource(terms.terms, {}, term_idf, ranking_.k1, ranking_.b, 0,
                                                   database_.get_avlength(), ranking_.doc_lengths, false);
                     return Xapian::Query(source->release());
@@ -685,8 +688,8 @@ class Rewriter {
     Xapian::Query word(const std::string &detail, const std::string &title) {
         const StemTerms::Class details = class_of(detail);
         const StemTerms::Class titles = class_of(title);
-        double in_detail = StemTerms::frequency(database_, details);
-        double in_title = StemTerms::frequency(database_, titles);
+        double in_detail = StemTerms::frequency(*frequencies_, details);
+        double in_title = StemTerms::frequency(*frequencies_, titles);
         // Documents holding the word in either field, if the two were independent.
         double either = in_detail + in_title - in_detail * in_title / documents_;
         double word_idf = idf(either);
@@ -718,7 +721,7 @@ class Rewriter {
         Xapian::doccount frequency = 0;
         for (const auto &title : terms) {
             // A stem term's documents are its class's (which hold those of its word's term, also among `terms`).
-            frequency = std::max(frequency, StemTerms::frequency(database_, class_of(title)));
+            frequency = std::max(frequency, StemTerms::frequency(*frequencies_, class_of(title)));
         }
         return bonus(std::move(terms), idf(frequency));
     }
@@ -754,7 +757,7 @@ class Rewriter {
     Xapian::Query title_words_together(const Xapian::Query &query, const std::vector<std::string> &terms) {
         double weight = 0;
         for (const auto &title : terms) {
-            double term_idf = idf(database_.get_termfreq(title));
+            double term_idf = idf(frequencies_->of(title));
             note({title}, term_idf);
             weight += bonus_weight(term_idf);
         }
@@ -779,6 +782,7 @@ class Rewriter {
     Classifier classifier_;
     double documents_;
     std::shared_ptr<const StemTerms> stems_;
+    std::shared_ptr<TermFrequencies> frequencies_;
     std::vector<std::vector<std::string>> title_terms_;
     std::vector<double> title_idfs_;
     bool noting_ = true;  // whether the title terms met count as the query's words (not a compound's parts)
@@ -996,8 +1000,9 @@ Xapian::Query similar_query(const Xapian::Database &database, const std::string 
     // A word in more than a fifth of the documents says little about any one of them ("the", "fix"), and matches
     // most of the index (Lucene's MoreLikeThis drops such words too: maxDocFreqPct).
     const Xapian::doccount common = std::max<Xapian::doccount>(database.get_doccount() / 5, 2);
+    TermFrequencies frequencies(database);
     auto add = [&](const std::string &term) {
-        if (StemTerms::frequency(database, stems->class_of(term)) > common) return;
+        if (StemTerms::frequency(frequencies, stems->class_of(term)) > common) return;
         std::string word = detail_form(classifier, term);
         // A stem and the word it comes from are the same word: keep the stem (it finds the other forms).
         if (std::find(words.begin(), words.end(), word) == words.end() && words.size() < max_words) {
@@ -1055,7 +1060,7 @@ Xapian::Query similar_query(const Xapian::Database &database, const std::string 
             if (stems->prunes()) {
                 const StemTerms::Class details = stems->class_of(words[i]);
                 const StemTerms::Class titles = stems->class_of(title);
-                const double idf = FieldedBM25Weight::idf(StemTerms::frequency(database, details),
+                const double idf = FieldedBM25Weight::idf(StemTerms::frequency(frequencies, details),
                                                           std::max<Xapian::doccount>(1, database.get_doccount()));
                 auto *source = new WordSource(details.terms, titles.terms, idf, ranking.k1, ranking.b, 0,
                                               database.get_avlength(), nullptr, false);

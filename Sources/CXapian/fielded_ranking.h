@@ -351,6 +351,9 @@ struct FieldedRanking {
     std::shared_ptr<const DocLengths> doc_lengths = nullptr;
     /// Which stem terms the index leaves out (nullptr: it writes them all).
     std::shared_ptr<const StemTerms> stems = nullptr;
+    /// The term frequencies of the database the query is rewritten for, read once each and kept by the caller for
+    /// what it asks after the match (nullptr: the rewrite keeps its own).
+    std::shared_ptr<TermFrequencies> frequencies = nullptr;
 };
 
 /// One exact phrase of a bonus: its terms, in order, whether they are title terms, and what it weighs as the bonus

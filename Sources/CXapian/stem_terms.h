@@ -16,6 +16,8 @@
 #ifndef CXAPIAN_STEM_TERMS_H
 #define CXAPIAN_STEM_TERMS_H
 
+#include "term_frequencies.h"
+
 #include <xapian.h>
 
 #include <memory>
@@ -55,8 +57,8 @@ class StemTerms {
     /// The class of `term`. Thread-safe.
     Class class_of(const std::string &term) const;
 
-    /// How many documents of `database` hold the class (exactly).
-    static Xapian::doccount frequency(const Xapian::Database &database, const Class &term_class);
+    /// How many documents hold the class (exactly), by `frequencies` of its terms.
+    static Xapian::doccount frequency(TermFrequencies &frequencies, const Class &term_class);
 
     /// `query` with each stem term (a leaf) replaced by its class, as an OR of disjoint parts (the stem term, and the
     /// word's term where the document has no stem term): the same documents, each with the same wdf. Under an

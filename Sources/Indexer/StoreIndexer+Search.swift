@@ -290,7 +290,7 @@ extension StoreIndexer {
         let query = try parse(text, options: options, reader: searcher)
         let results = try indexer(location.root) { try searcher.search(query, options.request) }
         guard options.syntax == .spotlite, results.total <= Self.fewHits,
-            let corrected = try correctedSpelling(of: text, searcher), corrected != text
+            let corrected = try correctedSpelling(of: text, searcher, matched: results), corrected != text
         else { return (query, results, nil, false) }
         let correctedQuery = try parse(corrected, options: options, reader: searcher)
         let correctedResults = try indexer(location.root) { try searcher.search(correctedQuery, options.request) }
@@ -314,13 +314,21 @@ extension StoreIndexer {
 
     /// `text` with each word the index does not know replaced by its nearest known word, or nil if there is none
     /// to replace. Operators, filters (`field:value`), wildcards and numbers are left as they are, and so is
-    /// everything around the words: quotes and parentheses are never added or taken away.
-    func correctedSpelling(of text: String, _ reader: SearchReader) throws(IndexerError) -> String? {
+    /// everything around the words: quotes and parentheses are never added or taken away. Whether a word is known
+    /// is read from `matched`, the results of `text`, whose match read its words' frequencies (a lost revision:
+    /// from `reader`, which reopens).
+    func correctedSpelling(of text: String, _ reader: SearchReader, matched: SearchResults) throws(IndexerError)
+        -> String?
+    {
         var corrected = text
         var changed = false
         for range in Self.correctableWordRanges(text).reversed() {
             let word = String(text[range])
-            guard try !indexer(location.root, { try reader.knowsWord(word) }),
+            let known = try indexer(location.root) { () throws(SearchIndexError) in
+                if let known = try? matched.knowsWord(word) { return known }
+                return try reader.knowsWord(word)
+            }
+            guard !known,
                 let replacement = try indexer(location.root, { try reader.correction(for: word) })
             else { continue }
             corrected.replaceSubrange(range, with: replacement)

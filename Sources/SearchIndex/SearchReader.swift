@@ -222,12 +222,15 @@ public final class SearchReader {
     /// Whether `word` occurs in any title or detail (as typed, lowercased), so a spelling correction of it
     /// would replace a real word.
     public func knowsWord(_ word: String) throws(SearchIndexError) -> Bool {
-        let term = TextNormalizer.fold(word).lowercased()
+        let term = Self.wordTerm(word)
         return try retrying { () throws(XapianError) in
             if try database.termExists(TermPrefix.detail + term) { return true }
             return try database.termExists(TermPrefix.title + term)
         }
     }
+
+    /// The term of `word` in a detail (its title term has the title's prefix).
+    static func wordTerm(_ word: String) -> String { TextNormalizer.fold(word).lowercased() }
 
     /// The nearest word the index knows for a word it does not (at most two edits away), or nil: a spelling
     /// correction for one word of a query.

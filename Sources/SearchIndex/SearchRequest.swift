@@ -150,6 +150,16 @@ public final class SearchResults {
         }
     }
 
+    /// Whether the index searched holds `word` in a title or a detail, as ``SearchReader/knowsWord(_:)`` says, from
+    /// what the match read where it read the word's terms (a word of the query): no second look-up in the index.
+    public func knowsWord(_ word: String) throws(SearchIndexError) -> Bool {
+        let term = SearchReader.wordTerm(word)
+        return try xapian { () throws(XapianError) in
+            if try matches.termFrequency(TermPrefix.detail + term) > 0 { return true }
+            return try matches.termFrequency(TermPrefix.title + term) > 0
+        }
+    }
+
     /// The part of `text` where the query matched, matched words wrapped in `highlight`.
     public func snippet(of text: String, length: Int = 160, highlight: (start: String, end: String)) throws(SearchIndexError)
         -> String

@@ -160,6 +160,17 @@ public final class MatchSet {
 
     deinit { cxapian_mset_free(handle) }
 
+    /// How many documents of the searched database hold `term`: from what the match read where it read it (a fielded
+    /// ranking's rewrite reads each word's terms in both fields; the match, every term the query names), else from
+    /// the database.
+    public func termFrequency(_ term: String) throws(XapianError) -> Int {
+        var frequency: UInt32 = 0
+        try term.withBytes { (pointer, count) throws(XapianError) in
+            try check { cxapian_mset_term_frequency(handle, pointer, count, &frequency, $0) }
+        }
+        return Int(frequency)
+    }
+
     /// The part of `text` that best matches the query (about `length` bytes), with the matched words between
     /// `highlight.start` and `highlight.end`, and `omit` where text was left out.
     public func snippet(

@@ -157,6 +157,27 @@ import TestSupport
         }
     }
 
+    /// After a search, whether a word is known (the spelling check of a search with few hits) is what the index says,
+    /// whether the match read the word's terms (a word of the query, stemmed or in a phrase, in either field) or not:
+    /// a word only in titles, one only in details, one nowhere, and a word the query does not hold.
+    @Test func theResultsKnowWhatTheIndexKnows() throws {
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems([
+            Self.item("1", title: "Leaking tap", detail: "the washer is worn"),
+            Self.item("2", title: "Paint the fence", detail: "two coats of varnish"),
+            Self.item("3", title: "Fences", detail: "leaks everywhere"),
+        ])
+        let reader = try SearchReader(path: path)
+        let words = ["leaking", "leaks", "tap", "washer", "varnish", "fence", "fences", "paint", "gutter", "worn"]
+        for text in ["leaking gutter", "\"worn washer\"", "title:fence OR varnish", "gutter", "\"two coats\" paint"] {
+            let results = try reader.search(try SearchQueryParser().parse(text), SearchRequest(limit: 10))
+            for word in words {
+                #expect(try results.knowsWord(word) == reader.knowsWord(word), "\(text): \(word)")
+            }
+        }
+        #expect(try reader.knowsWord("tap") && !reader.knowsWord("gutter") && reader.knowsWord("varnish"))
+    }
+
     /// A phrase weighs what its words weigh together, in the detail and in the title (`detail:"a b"` as `detail:"a"
     /// detail:"b"`, `title:"a b"` as `title:"a" title:"b"`), at every document it matches: a detail's phrase is only
     /// checked and its words are weighed beside it, so that Xapian checks positions before it weighs a candidate.

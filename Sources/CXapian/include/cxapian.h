@@ -450,6 +450,11 @@ void cxapian_mset_visit_facets(const cxapian_mset *mset, cxapian_facet_visitor v
 bool cxapian_mset_snippet(const cxapian_mset *mset, const char *text, size_t length, size_t snippet_length,
                           const char *hi_start, const char *hi_end, const char *omit, char **out, size_t *out_length,
                           cxapian_error **error);
+/** How many documents of the searched database hold `term`: from what the match read where it read it (a fielded
+ *  ranking's rewrite reads each word's terms in both fields; the match, every term the query names), else from the
+ *  database. */
+bool cxapian_mset_term_frequency(const cxapian_mset *mset, const char *term, size_t length, uint32_t *out,
+                                 cxapian_error **error);
 void cxapian_mset_free(cxapian_mset *mset);
 uint32_t cxapian_mset_size(const cxapian_mset *mset);
 uint32_t cxapian_mset_matches_estimated(const cxapian_mset *mset);
