@@ -1,5 +1,7 @@
 #include "index_layout.h"
 
+#include "query_parts.h"
+
 #include <algorithm>
 
 namespace cxapian {
@@ -42,23 +44,9 @@ bool resolve(const IndexLayout &layout, const Xapian::Database &database, const 
         case Q::OP_AND_MAYBE:
         case Q::OP_FILTER:
         case Q::OP_SYNONYM:
-        case Q::OP_MAX: {
-            const size_t count = query.get_num_subqueries();
-            std::vector<Q> parts;
-            parts.reserve(count);
-            bool changed = false;
-            for (size_t i = 0; i < count; ++i) {
-                Q part = query.get_subquery(i);
-                Q rewritten;
-                if (resolve(layout, database, part, rewritten)) {
-                    part = rewritten;
-                    changed = true;
-                }
-                parts.push_back(part);
-            }
-            if (changed) resolved = Q(query.get_type(), parts.begin(), parts.end());
-            return changed;
-        }
+        case Q::OP_MAX:
+            return rewrite_subqueries(
+                query, [&](const Q &part, Q &out) { return resolve(layout, database, part, out); }, resolved);
         case Q::OP_SCALE_WEIGHT: {
             // Xapian's public API does not give the factor; a query of filters alone is scaled by 0, which its
             // description starts with ("0 * ..."). Other factors hold no filter of ours.

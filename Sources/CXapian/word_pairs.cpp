@@ -1,5 +1,7 @@
 #include "word_pairs.h"
 
+#include "query_parts.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -168,23 +170,8 @@ bool WordPairs::filter(const Xapian::Query &query, Xapian::Query &filtered) cons
         case Q::OP_AND_NOT:
         case Q::OP_AND_MAYBE:
         case Q::OP_XOR:
-        case Q::OP_MAX: {
-            const size_t count = query.get_num_subqueries();
-            std::vector<Q> parts;
-            parts.reserve(count);
-            bool changed = false;
-            for (size_t i = 0; i < count; ++i) {
-                Q part = query.get_subquery(i);
-                Q rewritten;
-                if (filter(part, rewritten)) {
-                    part = rewritten;
-                    changed = true;
-                }
-                parts.push_back(part);
-            }
-            if (changed) filtered = Q(query.get_type(), parts.begin(), parts.end());
-            return changed;
-        }
+        case Q::OP_MAX:
+            return rewrite_subqueries(query, [this](const Q &part, Q &out) { return filter(part, out); }, filtered);
         default:
             return false;
     }
