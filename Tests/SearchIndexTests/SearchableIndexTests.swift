@@ -133,21 +133,31 @@ import TestSupport
         }
     }
 
+    /// A reader of an index of 300 items of `texts` (titles of 1–6 words, details of up to 30).
+    func randomTextsReader(_ texts: inout RandomTexts) throws -> SearchReader {
+        let index = try SearchableIndex(path: path)
+        try index.indexSearchableItems((0..<300).map {
+            Self.item("item-\($0)", title: texts.text(1...6), detail: texts.text(0...30))
+        })
+        return try SearchReader(path: path)
+    }
+
+    /// The score of each of `query`'s first 400 hits, by identifier.
+    static func scores(_ reader: SearchReader, _ query: SearchQuery) throws -> [String: Double] {
+        let hits = try reader.search(query, SearchRequest(limit: 400)).hits
+        return Dictionary(uniqueKeysWithValues: hits.map { ($0.uniqueIdentifier, $0.score) })
+    }
+
     /// A page sorted by value weighs its hits as a relevance search does, an OR of phrases too. Its hits were weighed
     /// by the whole query filtered to them (OP_FILTER), where Xapian 1.4 checks an OR's branches at a document without
     /// their phrases' positions: with a 20-hit page, `"ant bee" OR "cat dog"` gave a document holding "cat dog" in its
     /// title and "bee … ant" in its detail the weight of "ant bee" too (5.73 by relevance, 6.19 sorted).
     @Test func aSortedPageWeighsPhrasesAsRelevanceDoes() throws {
         var texts = RandomTexts()
-        let index = try SearchableIndex(path: path)
-        try index.indexSearchableItems((0..<300).map {
-            Self.item("item-\($0)", title: texts.text(1...6), detail: texts.text(0...30))
-        })
-        let reader = try SearchReader(path: path)
+        let reader = try randomTextsReader(&texts)
         for text in ["\"ant bee\" OR \"cat dog\"", "\"bee cat\" OR \"ant dog\" OR elk", "\"dog ant\" bee"] {
             let query = try SearchQueryParser().parse(text)
-            let hits = try reader.search(query, SearchRequest(limit: 400)).hits
-            let scores = Dictionary(uniqueKeysWithValues: hits.map { ($0.uniqueIdentifier, $0.score) })
+            let scores = try Self.scores(reader, query)
             for limit in [5, 20, 50] {
                 for hit in try reader.search(query, SearchRequest(limit: limit, sort: .modified)).hits {
                     let expected = scores[hit.uniqueIdentifier, default: -1]
@@ -183,11 +193,7 @@ import TestSupport
     /// checked and its words are weighed beside it, so that Xapian checks positions before it weighs a candidate.
     @Test func aPhraseWeighsWhatItsWordsWeighTogether() throws {
         var texts = RandomTexts()
-        let index = try SearchableIndex(path: path)
-        try index.indexSearchableItems((0..<300).map {
-            Self.item("item-\($0)", title: texts.text(1...6), detail: texts.text(0...30))
-        })
-        let reader = try SearchReader(path: path)
+        let reader = try randomTextsReader(&texts)
         var compared = 0
         for _ in 0..<40 {
             let (first, second) = (texts.word(), texts.word())
@@ -195,8 +201,7 @@ import TestSupport
             for field in ["detail", "title"] {
                 let phrase = try SearchQueryParser().parse("\(field):\"\(first) \(second)\"")
                 let words = try SearchQueryParser().parse("\(field):\"\(first)\" \(field):\"\(second)\"")
-                let hits = try reader.search(words, SearchRequest(limit: 400)).hits
-                let scores = Dictionary(uniqueKeysWithValues: hits.map { ($0.uniqueIdentifier, $0.score) })
+                let scores = try Self.scores(reader, words)
                 for hit in try reader.search(phrase, SearchRequest(limit: 400)).hits {
                     let expected = scores[hit.uniqueIdentifier, default: -1]
                     #expect(abs(hit.score - expected) < 1e-9, "\(field): \(first) \(second), \(hit)")
