@@ -174,6 +174,7 @@ public final class SearchQueryParser {
     /// `-field:value` → `NOT field:value` for filter fields. Xapian reads a query made only of `-is:completed` as
     /// the filter `is:completed` (the opposite of what was typed); `NOT` means the same wherever `-` is right.
     static func negatingFilters(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "-")) else { return text }
         let filterFields = ["project", "is", "kind", "author", "priority", "created", "modified"]
         var result = ""
         var previous: Character = " "

@@ -53,6 +53,25 @@ import TestSupport
         #expect(TextNormalizer.compoundParts("ZürichHauptbahnhof") == ["Zürich", "Hauptbahnhof"])
     }
 
+    /// Lowercase words, spaces and quotes, the query most people type, in any arrangement (quotes unbalanced, spaces
+    /// doubled or at either end, words that are operators in capitals), and now and then what takes it off the short
+    /// path: a capital, a digit, a field's colon, a `-`, a wildcard, a parenthesis.
+    static let lowercaseQuery = Gen.element(
+        of: ["a", "zq", "and", "or", "not", "near", "title", " ", "  ", "\"", "\"", "  ", "A", "7", ":", "-", "*", "("]
+    ).array(of: 0...10).map { $0.compactMap { $0 }.joined() }
+
+    /// A lowercase query takes a short path past the Character scan: it must read as the scan reads it.
+    @Test func aLowercaseQueryReadsAsTheCharacterScanReadsIt() async {
+        await propertyCheck(count: 2_000, input: Self.lowercaseQuery) { text in
+            #expect(
+                TextNormalizer.normalizedQuery(text) == TextNormalizer.characterNormalizedQuery(text),
+                "\(text.debugDescription)")
+        }
+        // A capital, a digit or a colon is read by the scan.
+        #expect(TextNormalizer.query("fooBar baz") == "(foobar OR (foo bar)) baz")
+        #expect(TextNormalizer.query("Fixes v2") == "fixes (v2 OR (v 2))")
+    }
+
     /// The quick character classes a query is read with answer what the standard library's do, for every ASCII
     /// character, `"\r\n"` and a few others.
     @Test func quickCharacterClassesAreTheStandardOnes() {
