@@ -2,6 +2,7 @@
 // exceptions thrown here are caught there.
 
 #include "fielded_ranking.h"
+#include "query_parts.h"
 #include "word_pairs.h"
 
 #include <algorithm>
@@ -841,17 +842,10 @@ class CompoundGrouper {
     Xapian::Query group(const Xapian::Query &query) {
         using Q = Xapian::Query;
         size_t count = query.get_num_subqueries();
-        switch (query.get_type()) {
-            case Q::OP_AND:
-            case Q::OP_OR:
-            case Q::OP_AND_NOT:
-            case Q::OP_XOR:
-            case Q::OP_AND_MAYBE:
-            case Q::OP_FILTER:
-                break;
-            default:
-                return query;  // a leaf, or an operator with parameters of its own (phrases, scaling)
-        }
+        // Not a leaf, nor an operator with parameters of its own (phrases, scaling), nor one whose subqueries are one
+        // word's forms (SYNONYM) or a compound already grouped (MAX).
+        const Q::op type = query.get_type();
+        if (!combines_subqueries(type) || type == Q::OP_SYNONYM || type == Q::OP_MAX) return query;
         if (count == 0) return query;
         std::vector<Q> children;
         children.reserve(count);

@@ -37,16 +37,6 @@ bool resolve(const IndexLayout &layout, const Xapian::Database &database, const 
             }
             return true;
         }
-        case Q::OP_AND:
-        case Q::OP_OR:
-        case Q::OP_AND_NOT:
-        case Q::OP_XOR:
-        case Q::OP_AND_MAYBE:
-        case Q::OP_FILTER:
-        case Q::OP_SYNONYM:
-        case Q::OP_MAX:
-            return rewrite_subqueries(
-                query, [&](const Q &part, Q &out) { return resolve(layout, database, part, out); }, resolved);
         case Q::OP_SCALE_WEIGHT: {
             // Xapian's public API does not give the factor; a query of filters alone is scaled by 0, which its
             // description starts with ("0 * ..."). Other factors hold no filter of ours.
@@ -59,7 +49,9 @@ bool resolve(const IndexLayout &layout, const Xapian::Database &database, const 
             return true;
         }
         default:
-            return false;
+            if (!combines_subqueries(query.get_type())) return false;
+            return rewrite_subqueries(
+                query, [&](const Q &part, Q &out) { return resolve(layout, database, part, out); }, resolved);
     }
 }
 

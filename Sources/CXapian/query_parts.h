@@ -10,6 +10,26 @@
 
 namespace cxapian {
 
+/// Whether `op` combines subqueries that each stand alone (AND, OR, AND_NOT, XOR, AND_MAYBE, FILTER, SYNONYM, MAX),
+/// so that a rewrite can rewrite each and combine them again with `op`; false for leaves and for the operators with
+/// parameters of their own (phrases, NEAR, scaling, value ranges, wildcards).
+inline bool combines_subqueries(Xapian::Query::op op) {
+    using Q = Xapian::Query;
+    switch (op) {
+        case Q::OP_AND:
+        case Q::OP_OR:
+        case Q::OP_AND_NOT:
+        case Q::OP_XOR:
+        case Q::OP_AND_MAYBE:
+        case Q::OP_FILTER:
+        case Q::OP_SYNONYM:
+        case Q::OP_MAX:
+            return true;
+        default:
+            return false;
+    }
+}
+
 /// Into `rewritten`, `query` (an operator whose subqueries each stand alone, such as AND or OR) with each subquery
 /// that `rewrite(part, out)` rewrites into `out` replaced; false, `rewritten` untouched, if it rewrote none.
 template <typename Rewrite>

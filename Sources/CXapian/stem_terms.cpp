@@ -1,5 +1,7 @@
 #include "stem_terms.h"
 
+#include "query_parts.h"
+
 #include <algorithm>
 
 namespace cxapian {
@@ -119,22 +121,14 @@ Xapian::Query StemTerms::expand(const Xapian::Query &query) const {
             const Q word_only(Q::OP_AND_NOT, Q(term_class.terms[1]), Q(term_class.overlap));
             return Q(Q::OP_OR, Q(term_class.terms[0]), word_only);
         }
-        case Q::OP_AND:
-        case Q::OP_OR:
-        case Q::OP_AND_NOT:
-        case Q::OP_XOR:
-        case Q::OP_AND_MAYBE:
-        case Q::OP_FILTER:
-        case Q::OP_SYNONYM:
-        case Q::OP_MAX: {
+        default: {
+            if (!combines_subqueries(query.get_type())) return query;
             const size_t count = query.get_num_subqueries();
             std::vector<Q> parts;
             parts.reserve(count);
             for (size_t i = 0; i < count; ++i) parts.push_back(expand(query.get_subquery(i)));
             return Q(query.get_type(), parts.begin(), parts.end());
         }
-        default:
-            return query;
     }
 }
 

@@ -54,6 +54,19 @@ import TrackerStore
         #expect(try indexer.verify().isClean)
     }
 
+    @Test func aProjectFilterInsideOrAndNotFindsTheProjectsItems() throws {
+        let home = try store.addProject(title: "Home")
+        let garden = try store.addProject(title: "Garden")
+        let shed = try store.addProject(title: "Shed")
+        try store.addItem(projectID: home.id, title: "Fix the tap")
+        try store.addItem(projectID: garden.id, title: "Fix the fence")
+        try store.addItem(projectID: shed.id, title: "Fix the roof")
+        try indexer.catchUp()
+        // Each project filter becomes its projects' domain terms wherever it stands in the query.
+        #expect(try titles("(project:home OR project:garden) kind:item").sorted() == ["Fix the fence", "Fix the tap"])
+        #expect(try titles("fix NOT project:garden").sorted() == ["Fix the roof", "Fix the tap"])
+    }
+
     @Test func aProjectTitleIsComparedAsTheFilterComparesIt() throws {
         try store.addProject(title: "Home  Rénovation")
         // The filter matches this title (case, accents and spaces aside), so it is not "near" itself.
