@@ -22,7 +22,7 @@ public struct StoreReader {
 
     /// The projects with these ids that exist, keyed by id.
     public func projects<S: Sequence>(ids: S) throws -> [String: Project] where S.Element == String {
-        let found = try rows(Project.self, "SELECT \(Project.columns) FROM projects WHERE id IN", ids)
+        let found = try rows(Project.self, Self.projectsByID, ids)
         return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -33,6 +33,9 @@ public struct StoreReader {
     }
 
     /// The join that finds items with their projects (``ItemInProject``), ending in `… IN`.
+    /// Projects by id (followed by the list of ids), in the columns of Project.columns.
+    static let projectsByID = "SELECT \(Project.columns) FROM projects WHERE id IN"
+
     static let itemsInProjects =
         "SELECT \(ItemInProject.columns) FROM items JOIN projects ON projects.id = items.project_id WHERE items.id IN"
 

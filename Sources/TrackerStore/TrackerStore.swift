@@ -222,15 +222,17 @@ public final class TrackerStore: Sendable {
     }
 
     /// The rows behind a page of search hits (``StoreReader/entities(items:projects:messages:)``). A page of at
-    /// most 500 items and nothing else is one statement (``readStatement(_:)``); anything else is read in one
-    /// transaction.
+    /// most 500 items and projects and no messages is read on the search connections (``SearchReads``: a statement
+    /// per kind, both in one transaction); anything else, or if those cannot read it, through GRDB in one
+    /// transaction (a page of items alone: one statement, ``readStatement(_:)``).
     public func entities(items itemIDs: [String], projects projectIDs: [String], messages messageIDs: [String])
         throws(StoreError) -> [TrackerURI.Kind: [String: StoreEntity]]
     {
-        guard projectIDs.isEmpty, messageIDs.isEmpty, itemIDs.count <= StoreReader.chunkSize else {
+        let small = messageIDs.isEmpty && itemIDs.count + projectIDs.count <= StoreReader.chunkSize
+        if small, let found = searchReads.entities(items: itemIDs, projects: projectIDs) { return found }
+        guard small, projectIDs.isEmpty else {
             return try read { try $0.entities(items: itemIDs, projects: projectIDs, messages: messageIDs) }
         }
-        if let items = searchReads.itemsWithProjects(itemIDs) { return [.item: items, .project: [:], .message: [:]] }
         return try readStatement { try $0.entities(items: itemIDs, projects: [], messages: []) }
     }
 

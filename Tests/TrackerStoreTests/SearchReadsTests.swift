@@ -2,10 +2,10 @@ import Foundation
 import GRDB
 import Testing
 import TestSupport
-import TrackerStore
+@testable import TrackerStore
 
-/// The reads every search makes (the last change, a page of items with their projects) go through connections of
-/// their own: they must give what a read through GRDB gives, and see every commit, whoever makes it.
+/// The reads every search makes (the last change, a page of items with their projects and of projects) go through
+/// connections of their own: they must give what a read through GRDB gives, and see every commit, whoever makes it.
 @Suite struct SearchReadsTests {
     let directory = TemporaryDirectory("searchreads")
 
@@ -36,6 +36,31 @@ import TrackerStore
             #expect(fast == grdb)
             #expect(fast[.item]?.count == Set(page).subtracting([missing]).count)
         }
+    }
+
+    @Test func aPageOfItemsAndProjectsReadsAsItDoesThroughGRDBAndOnTheSearchConnections() throws {
+        let (store, ids) = try filledStore()
+        let projects = try store.read { try $0.allProjects() }.map(\.id)
+        let missing = UUID().uuidString.lowercased()
+        let pages: [(items: [String], projects: [String])] = [
+            ([], projects), ([ids[0]], [projects[0]]), (Array(ids.prefix(18)), projects + [missing, projects[1]]),
+            ([missing, ids[3], ids[3]], [missing]), (ids, projects),
+        ]
+        for page in pages {
+            let grdb = try store.read { try $0.entities(items: page.items, projects: page.projects, messages: []) }
+            // Read on the search connections, not by falling back to GRDB.
+            let fast = try #require(store.searchReads.entities(items: page.items, projects: page.projects))
+            #expect(fast == grdb)
+            #expect(try store.entities(items: page.items, projects: page.projects, messages: []) == grdb)
+            #expect(fast[.project]?.count == Set(page.projects).subtracting([missing]).count)
+        }
+        // Each read left its connection outside any transaction: a write is seen at once.
+        let garden = try #require(try store.read { try $0.item(id: ids[0]) }?.projectID)
+        try store.updateProject(id: garden, ProjectChanges(title: "Renamed"))
+        let after = try #require(store.searchReads.entities(items: [ids[0]], projects: [garden]))
+        #expect(after[.project]?[garden]?.title == "Renamed")
+        guard case .item(_, let project) = after[.item]?[ids[0]] else { Issue.record("no item"); return }
+        #expect(project.title == "Renamed")
     }
 
     @Test func everyCommitIsSeenWhoeverMakesIt() throws {
