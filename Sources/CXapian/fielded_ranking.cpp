@@ -77,7 +77,9 @@ void TermListsSource::open(const Xapian::Database &database, const std::vector<s
             termfreq_max_ = 0;
             return;
         }
-        lists_.push_back({database_.postlist_begin(terms[i]), database_.postlist_end(terms[i]), i});
+        List list{database_.postlist_begin(terms[i]), database_.postlist_end(terms[i]), i, 0};
+        list.docid = list.at == list.end ? 0 : *list.at;
+        lists_.push_back(std::move(list));
         if (every) {
             termfreq_max_ = std::min(termfreq_max_, frequency);
         } else {
@@ -93,9 +95,9 @@ void TermListsSource::settle(Xapian::docid did) {
     current_ = 0;
     if (!every_) {
         for (auto &list : lists_) {
-            if (list.at != list.end && *list.at < did) list.at.skip_to(did);
-            if (list.at == list.end) continue;
-            if (current_ == 0 || *list.at < current_) current_ = *list.at;
+            if (list.docid != 0 && list.docid < did) list.move_to(did);
+            if (list.docid == 0) continue;
+            if (current_ == 0 || list.docid < current_) current_ = list.docid;
         }
         return;
     }
@@ -104,10 +106,11 @@ void TermListsSource::settle(Xapian::docid did) {
         Xapian::docid highest = did;
         bool together = true;
         for (auto &list : lists_) {
-            if (*list.at < highest) list.at.skip_to(highest);
-            if (list.at == list.end) return;  // a term has no more documents: none holds them all
-            if (*list.at != highest) together = false;
-            highest = std::max(highest, *list.at);
+            if (list.docid == 0) return;  // a term has no more documents: none holds them all
+            if (list.docid < highest) list.move_to(highest);
+            if (list.docid == 0) return;
+            if (list.docid != highest) together = false;
+            highest = std::max(highest, list.docid);
         }
         if (together) {
             current_ = highest;

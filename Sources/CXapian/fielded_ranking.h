@@ -86,7 +86,7 @@ class TermListsSource : public Xapian::PostingSource {
     /// at it (its wdf and the document's length), in order.
     template <typename Body> void for_each_posting(Body body) const {
         for (const auto &list : lists_) {
-            if (list.at != list.end && *list.at == current_) body(list.term, list.at);
+            if (list.docid == current_ && current_ != 0) body(list.term, list.at);
         }
     }
 
@@ -98,6 +98,20 @@ class TermListsSource : public Xapian::PostingSource {
         Xapian::PostingIterator at;
         Xapian::PostingIterator end;
         size_t term;
+        /// The document `at` is at, 0 at the end: read once per move, where each `*at` is a call into Xapian (a
+        /// word's walk asked it up to four times per document and list).
+        Xapian::docid docid;
+
+        /// Moves to the first document from `did` on (`did` past the list's document): the next one when that is
+        /// the document after it, which Xapian finds without the search a skip does.
+        void move_to(Xapian::docid did) {
+            if (did - 1 == docid) {
+                ++at;
+            } else {
+                at.skip_to(did);
+            }
+            docid = at == end ? 0 : *at;
+        }
     };
     Xapian::Database database_;  // kept open while the lists are walked
     std::vector<List> lists_;
