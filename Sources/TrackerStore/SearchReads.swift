@@ -10,10 +10,11 @@ import GRDBSQLite
 /// for the same statements here (`profile store` at 100k items). A search of a rare phrase took 75 µs in all.
 ///
 /// Each read is one statement outside any transaction, so SQLite reads it in a transaction of its own, as
-/// ``TrackerStore/read(_:)`` would; a page of items and projects is two, in one transaction. Connections are read-only, opened as the store's own were (the same path, or the
-/// same immutable URI), kept in a small pool and safe to use from several threads (one connection per read at a
-/// time). Any failure (one SQLite reports, or a connection that cannot be opened) gives nil, and the caller reads
-/// through GRDB instead, which reports it: these reads are only ever a faster way to the same answer.
+/// ``TrackerStore/read(_:)`` would; a page of items and projects is two, in one transaction. Connections are read-only,
+/// opened as the store's own were (the same path, or the same immutable URI), kept in a small pool and safe to use from
+/// several threads (one connection per read at a time). Any failure (one SQLite reports, or a connection that cannot be
+/// opened) gives nil, and the caller reads through GRDB instead, which reports it: these reads are only ever a faster
+/// way to the same answer.
 final class SearchReads: @unchecked Sendable {
     private let location: String
     private let isURI: Bool
