@@ -134,19 +134,22 @@ final class SearchReads: @unchecked Sendable {
             guard sqlite3_step(statement) == SQLITE_DONE else { throw Failure() }
         }
 
-        /// The statement `select` (ending in `… IN`) for `count` ids, prepared once per count.
-        private func statement(_ select: String, count: Int, in cache: inout [Int: OpaquePointer]) throws
-            -> OpaquePointer
-        {
-            if let prepared = cache[count] { return prepared }
-            let marks = Array(repeating: "?", count: count).joined(separator: ",")
-            let statement = try prepare("\(select) (\(marks))")
-            cache[count] = statement
-            return statement
-        }
-
-        /// Binds `ids` to `statement`'s parameters, steps through its rows with `row`, and resets it.
-        private func rows(_ statement: OpaquePointer, _ ids: [String], _ row: (OpaquePointer) -> Void) throws {
+        /// The rows `select` (ending in `… IN`) finds for the distinct `ids`, each given to `row`: one statement,
+        /// prepared once per number of ids and kept in `cache`. At most ``StoreReader/chunkSize`` distinct ids.
+        private func rows(
+            _ select: String, _ ids: [String], cache: inout [Int: OpaquePointer], _ row: (OpaquePointer) -> Void
+        ) throws {
+            let ids = Array(Set(ids))
+            guard !ids.isEmpty else { return }
+            guard ids.count <= StoreReader.chunkSize else { throw Failure() }
+            let statement: OpaquePointer
+            if let prepared = cache[ids.count] {
+                statement = prepared
+            } else {
+                let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+                statement = try prepare("\(select) (\(marks))")
+                cache[ids.count] = statement
+            }
             defer {
                 sqlite3_reset(statement)
                 sqlite3_clear_bindings(statement)
@@ -190,12 +193,8 @@ final class SearchReads: @unchecked Sendable {
         }
 
         func itemsWithProjects(_ ids: [String]) throws -> [String: StoreEntity] {
-            let ids = Array(Set(ids))
-            guard !ids.isEmpty else { return [:] }
-            guard ids.count <= StoreReader.chunkSize else { throw Failure() }
-            let select = try statement(StoreReader.itemsInProjects, count: ids.count, in: &itemStatements)
             var found: [String: StoreEntity] = [:]
-            try rows(select, ids) { statement in
+            try rows(StoreReader.itemsInProjects, ids, cache: &itemStatements) { statement in
                 // The columns of ItemInProject.columns: the item's, then the project's.
                 let item = Item(
                     id: text(statement, 0), projectID: text(statement, 1), title: text(statement, 2),
@@ -208,12 +207,8 @@ final class SearchReads: @unchecked Sendable {
         }
 
         func projects(_ ids: [String]) throws -> [String: StoreEntity] {
-            let ids = Array(Set(ids))
-            guard !ids.isEmpty else { return [:] }
-            guard ids.count <= StoreReader.chunkSize else { throw Failure() }
-            let select = try statement(StoreReader.projectsByID, count: ids.count, in: &projectStatements)
             var found: [String: StoreEntity] = [:]
-            try rows(select, ids) { statement in
+            try rows(StoreReader.projectsByID, ids, cache: &projectStatements) { statement in
                 let project = project(statement, at: 0)
                 found[project.id] = .project(project)
             }

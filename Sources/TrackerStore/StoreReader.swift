@@ -32,10 +32,10 @@ public struct StoreReader {
         return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The join that finds items with their projects (``ItemInProject``), ending in `… IN`.
-    /// Projects by id (followed by the list of ids), in the columns of Project.columns.
+    /// Projects by id, in the columns of Project.columns, ending in `… IN`.
     static let projectsByID = "SELECT \(Project.columns) FROM projects WHERE id IN"
 
+    /// The join that finds items with their projects (``ItemInProject``), ending in `… IN`.
     static let itemsInProjects =
         "SELECT \(ItemInProject.columns) FROM items JOIN projects ON projects.id = items.project_id WHERE items.id IN"
 
