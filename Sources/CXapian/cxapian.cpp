@@ -4,6 +4,7 @@
 #include "cxapian.h"
 #include "fielded_ranking.h"
 #include "index_layout.h"
+#include "slot_values.h"
 
 #include <xapian.h>
 
@@ -44,90 +45,6 @@ namespace cxapian {
 /// 239.3 MB, with four times the bytes read per block visited).
 constexpr unsigned block_size = 16384;
 
-/// One value slot of every document of a database at one revision, in one table: a long-lived reader's sort by that
-/// slot reads each match's key from memory instead of seeking through the value stream for it. At 100k items, a
-/// common word sorted by `modified` spent half of its match in those seeks (`profile search 100000 600 sorted`:
-/// p50 1.70 ms, 0.78 ms with keys that cost nothing).
-class SortKeys {
-  public:
-    /// Values longer than this are not kept (a slot holding one gets no table): every key a table gives is a short
-    /// string, made without an allocation. Dates and numbers (sortable_serialise) take at most 9 bytes.
-    static constexpr size_t longest = 15;
-
-    /// The table of `slot` in `database` at its current revision; nullptr if a value is longer than `longest`.
-    static std::shared_ptr<const SortKeys> read(const Xapian::Database &database, Xapian::valueno slot) {
-        auto table = std::make_shared<SortKeys>();
-        table->revision_ = database.get_revision();
-        const size_t size = static_cast<size_t>(database.get_lastdocid()) + 2;
-        table->starts_.assign(size, 0);
-        size_t next = 0;  // the first docid whose start is not set yet
-        const auto end = database.valuestream_end(slot);
-        for (auto value = database.valuestream_begin(slot); value != end; ++value) {
-            const size_t did = value.get_docid();
-            if (did + 1 >= size) break;
-            const std::string bytes = *value;
-            if (bytes.size() > longest || table->bytes_.size() + bytes.size() > UINT32_MAX) return nullptr;
-            for (; next <= did; ++next) table->starts_[next] = static_cast<uint32_t>(table->bytes_.size());
-            table->bytes_ += bytes;
-        }
-        for (; next < size; ++next) table->starts_[next] = static_cast<uint32_t>(table->bytes_.size());
-        return table;
-    }
-
-    Xapian::rev revision() const { return revision_; }
-
-    /// The value of document `did` ("" for none, as Xapian's value sort reads it).
-    std::string key(Xapian::docid did) const {
-        if (size_t(did) + 1 >= starts_.size()) return std::string();
-        return bytes_.substr(starts_[did], starts_[did + 1] - starts_[did]);
-    }
-
-  private:
-    Xapian::rev revision_ = 0;
-    std::vector<uint32_t> starts_;  // document d's value is bytes_[starts_[d], starts_[d + 1])
-    std::string bytes_;
-};
-
-/// The sort-key tables of one reader, one per slot sorted by (see RevisionTableCache); safe to use from several
-/// threads.
-class SortKeysCache {
-  public:
-    /// The table of `slot` for `database` as it is now, or nullptr (RevisionTableCache::get(); also when the slot
-    /// holds a value too long for a table).
-    std::shared_ptr<const SortKeys> get(const Xapian::Database &database, const std::string &path,
-                                        Xapian::valueno slot) {
-        RevisionTableCache<SortKeys> *cache;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            cache = &slots_[slot];  // std::map never moves its elements
-        }
-        return cache->get(database, "sort keys " + std::to_string(slot), path,
-                          [slot](const Xapian::Database &db) { return SortKeys::read(db, slot); });
-    }
-
-    /// How many tables this reader has made itself.
-    uint64_t tables_made() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        uint64_t made = 0;
-        for (auto &slot : slots_) made += slot.second.tables_made();
-        return made;
-    }
-
-  private:
-    std::mutex mutex_;
-    std::map<Xapian::valueno, RevisionTableCache<SortKeys>> slots_;
-};
-
-/// Sort keys from a SortKeys table, by docid: exactly the values Xapian's sort by that slot would read.
-class TableKeyMaker : public Xapian::KeyMaker {
-  public:
-    explicit TableKeyMaker(std::shared_ptr<const SortKeys> keys) : keys_(std::move(keys)) {}
-    std::string operator()(const Xapian::Document &doc) const override { return keys_->key(doc.get_docid()); }
-
-  private:
-    std::shared_ptr<const SortKeys> keys_;
-};
-
 }  // namespace cxapian
 
 struct cxapian_database {
@@ -142,8 +59,8 @@ struct cxapian_database {
     cxapian::TitleWordsCache title_words;
     /// The documents' lengths of `database` for the ranking's WordSources, when its searches ask for them.
     cxapian::RevisionTableCache<cxapian::DocLengths> doc_lengths;
-    /// The sort keys of `database`'s sorts by one value slot, when its searches ask for them.
-    cxapian::SortKeysCache sort_keys;
+    /// The value slots of `database` its searches sort by or range over, when they ask for them.
+    cxapian::SlotValuesCache slot_values;
     /// What `database`'s metadata records of its terms (its common words, its left-out stem terms).
     cxapian::IndexLayoutCache layout;
 };
@@ -154,6 +71,9 @@ struct cxapian_writable_database {
 
 struct cxapian_query {
     Xapian::Query query;
+    /// The value ranges `query` was built with, which a search with kept tables reads from them (see
+    /// cxapian::with_value_tables).
+    std::vector<cxapian::ValueRangeLeaf> ranges;
 };
 
 struct cxapian_query_parser {
@@ -162,6 +82,8 @@ struct cxapian_query_parser {
     // unwinds through Xapian's generated parser, which leaks the terms it holds (seen with AddressSanitizer).
     std::string rejection;
     bool rejected = false;
+    /// The value ranges the field processors made during a parse, for its query.
+    std::vector<cxapian::ValueRangeLeaf> ranges;
 };
 
 /// Value counts of one facet slot over the matches in one database of the searched ones (shard: its position).
@@ -339,7 +261,8 @@ class MappedFieldProcessor : public Xapian::FieldProcessor {
             } else if (status == CXAPIAN_FIELD_TERM && result.term != nullptr) {
                 query = Xapian::Query(std::string(result.term, result.term_length));
             } else if (status == CXAPIAN_FIELD_VALUE_RANGE) {
-                query = value_range(result.slot, result.begin, result.begin_length, result.end, result.end_length);
+                query = value_range(result.slot, result.begin, result.begin_length, result.end, result.end_length,
+                                    &owner_->ranges);
             }
         } catch (...) {
             free_result(result);
@@ -349,15 +272,16 @@ class MappedFieldProcessor : public Xapian::FieldProcessor {
         return query;
     }
 
+    /// The range (a query matching all for no bound); a bounded one is recorded in `ranges`, if given.
     static Xapian::Query value_range(uint32_t slot, const char *begin, size_t begin_length, const char *end,
-                                     size_t end_length) {
-        if (begin != nullptr && end != nullptr) {
-            return Xapian::Query(Xapian::Query::OP_VALUE_RANGE, slot, std::string(begin, begin_length),
-                                 std::string(end, end_length));
-        }
-        if (begin != nullptr) return Xapian::Query(Xapian::Query::OP_VALUE_GE, slot, std::string(begin, begin_length));
-        if (end != nullptr) return Xapian::Query(Xapian::Query::OP_VALUE_LE, slot, std::string(end, end_length));
-        return Xapian::Query::MatchAll;
+                                     size_t end_length, std::vector<cxapian::ValueRangeLeaf> *ranges) {
+        auto bound = [](const char *text, size_t length) {
+            return text != nullptr ? std::optional<std::string>(std::string(text, length)) : std::nullopt;
+        };
+        cxapian::ValueRangeLeaf range =
+            cxapian::ValueRangeLeaf::make(slot, bound(begin, begin_length), bound(end, end_length));
+        if (ranges != nullptr && range.bounded()) ranges->push_back(range);
+        return range.leaf;
     }
 
   private:
@@ -676,7 +600,7 @@ void cxapian_database_free(cxapian_database *database) { delete database; }
 uint64_t cxapian_database_tables_made(cxapian_database *database) {
     try {
         return database->title_words.tables_made() + database->doc_lengths.tables_made() +
-               database->sort_keys.tables_made();
+               database->slot_values.tables_made();
     } catch (...) {
         return 0;  // a lock that cannot be taken: nothing made is known
     }
@@ -983,7 +907,11 @@ bool cxapian_query_combine(cxapian_query_op op, const cxapian_query *left, const
         case CXAPIAN_OP_AND_MAYBE: xop = Xapian::Query::OP_AND_MAYBE; break;
         default: throw Xapian::InvalidArgumentError("unknown query operator");
     }
-    *out = new cxapian_query{Xapian::Query(xop, left->query, right->query)};
+    auto query = std::make_unique<cxapian_query>();
+    query->query = Xapian::Query(xop, left->query, right->query);
+    query->ranges = left->ranges;
+    query->ranges.insert(query->ranges.end(), right->ranges.begin(), right->ranges.end());
+    *out = query.release();
     CXAPIAN_GUARD_END(error)
 }
 
@@ -1014,7 +942,8 @@ bool cxapian_query_group_compounds(const cxapian_query *query, const char *compo
     }
     Xapian::Stem stemmer(stemming_language != nullptr ? stemming_language : "none");
     *out = new cxapian_query{
-        cxapian::group_compounds(query->query, groups, stemmer, title_prefix != nullptr ? title_prefix : "")};
+        cxapian::group_compounds(query->query, groups, stemmer, title_prefix != nullptr ? title_prefix : ""),
+        query->ranges};
     CXAPIAN_GUARD_END(error)
 }
 
@@ -1092,12 +1021,14 @@ bool cxapian_query_parser_parse(cxapian_query_parser *parser, const char *text, 
     if (flags & CXAPIAN_QP_CJK_NGRAM) xflags |= Xapian::QueryParser::FLAG_CJK_NGRAM;
     parser->rejected = false;
     parser->rejection.clear();
+    parser->ranges.clear();
     Xapian::Query query = parser->parser.parse_query(std::string(text, length), xflags);
     if (parser->rejected) {
         parser->rejected = false;
         throw Xapian::QueryParserError(parser->rejection);
     }
-    *out = new cxapian_query{query};
+    *out = new cxapian_query{query, std::move(parser->ranges)};
+    parser->ranges.clear();
     CXAPIAN_GUARD_END(error)
 }
 
@@ -1123,7 +1054,9 @@ bool cxapian_query_new_value_range(uint32_t slot, const char *begin, size_t begi
                                    size_t end_length, cxapian_query **out, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     *out = nullptr;
-    *out = new cxapian_query{MappedFieldProcessor::value_range(slot, begin, begin_length, end, end_length)};
+    auto query = std::make_unique<cxapian_query>();
+    query->query = MappedFieldProcessor::value_range(slot, begin, begin_length, end, end_length, &query->ranges);
+    *out = query.release();
     CXAPIAN_GUARD_END(error)
 }
 
@@ -1307,10 +1240,10 @@ void match_rescored(const Xapian::Database &database, const cxapian::FieldedQuer
 /// optional parts), so the first match is that query under BoolWeight; the second weighs the page's documents as
 /// the whole query weighs them, so scores stay what a weighted match gives.
 ///
-/// `table`, if given, gives the one sort key's values (see cxapian::SortKeys).
+/// `table`, if given, gives the one sort key's values (see cxapian::SlotValues).
 void match_by_value(const Xapian::Database &database, const Xapian::Query &parsed, const cxapian::FieldedQuery &fielded,
                     const Xapian::Weight &weight, const cxapian_enquire_options *options, cxapian_mset &result,
-                    std::shared_ptr<const cxapian::SortKeys> table) {
+                    std::shared_ptr<const cxapian::SlotValues> table) {
     std::unique_ptr<cxapian::TableKeyMaker> keys;
     if (table) keys = std::make_unique<cxapian::TableKeyMaker>(std::move(table));
     match_page(database, parsed, Xapian::BoolWeight(), options, result, keys.get());
@@ -1359,8 +1292,15 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     result->shards = std::max<Xapian::doccount>(database->database.size(), 1);
     result->database = database->database;
     const cxapian::IndexLayout layout = index_layout(*database, options->layout);
+    // A long-lived reader's value ranges read from its tables of the slots (cxapian::SlotRangeSource).
+    Xapian::Query given = query->query;
+    if (options->kept_tables && database->database.size() == 1 && !query->ranges.empty()) {
+        given = cxapian::with_value_tables(given, query->ranges, [database](Xapian::valueno slot) {
+            return database->slot_values.get(database->database, database->path, slot);
+        });
+    }
     // The query as the index holds it: a project title's documents by their project's domain.
-    const Xapian::Query asked = layout.resolve_projects(database->database, query->query);
+    const Xapian::Query asked = layout.resolve_projects(database->database, given);
     // The query as a match of documents: a stem's documents read as its class's.
     const Xapian::Query matching = layout.stems->expand(asked);
     const uint32_t facet_shards = database->parts.empty() ? 1 : uint32_t(database->parts.size());
@@ -1429,9 +1369,9 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     // The window is a list of docids, which a multi-database's parts do not share: several stores rank in one pass.
     const bool one_part = database->database.size() == 1;
     if (!by_relevance && one_part && !options->collapse) {
-        std::shared_ptr<const cxapian::SortKeys> table;
+        std::shared_ptr<const cxapian::SlotValues> table;
         if (options->kept_tables && options->sort_key_count == 1) {
-            table = database->sort_keys.get(database->database, database->path, options->sort_keys[0].slot);
+            table = database->slot_values.get(database->database, database->path, options->sort_keys[0].slot);
         }
         match_by_value(database->database, layout.stems->expand(parsed), fielded, weight, options, *result,
                        std::move(table));

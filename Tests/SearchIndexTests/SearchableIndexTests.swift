@@ -295,6 +295,57 @@ import TestSupport
         try expectSame("after changes")
     }
 
+    /// A reader kept for many searches checks a value range (`created:`, `modified:`, `priority:`) against a table of
+    /// the slot (made on its second search at a revision) rather than the value stream: its hits are exactly those of
+    /// a reader that reads the slot, for ranges open and closed, bounds the values sit on, ranges narrower and wider
+    /// than the words (the matcher walks the one and checks the other), ranges negated and ORed, and sorted pages;
+    /// before and after the index changes under it (values changed, documents deleted: docids with no value).
+    @Test func valueTablesRangeAsTheValueSlotDoes() throws {
+        let index = try SearchableIndex(path: path)
+        let day: Int64 = 86_400
+        let start: Int64 = 1_700_006_400  // 2023-11-15T00:00:00Z
+        func item(_ number: Int, shift: Int = 0) -> SearchableItem {
+            SearchableItem(
+                uniqueIdentifier: String(format: "id-%03d", number), domainIdentifier: "home",
+                attributeSet: SearchableItemAttributeSet(
+                    title: "Fix pipe \(number % 7)", contentDescription: number % 5 == 0 ? "leak under the sink" : "pipe",
+                    kind: .item, containerTitle: "Home", priority: 1 + (number + shift) % 3,
+                    createdAt: start + Int64((number * 7 + shift) % 40) * day,
+                    modifiedAt: start + Int64((number * 3 + shift) % 60) * day / 2))
+        }
+        try index.indexSearchableItems((0..<200).map { item($0) })
+        let plain = try SearchReader(path: path)
+        let kept = try SearchReader(path: path)
+        kept.keepsTables = true
+        let queries = [
+            "pipe created:2023-11-20..2023-11-30", "pipe created:2023-11-17", "leak created:..2023-11-25",
+            "pipe created:2023-12-01..", "pipe modified:>=2023-11-29", "pipe modified:<2023-11-20", "pipe priority:2..3",
+            "pipe priority:3", "leak priority:<=2 created:2023-11..2023-12", "pipe -created:2023-11-20..2023-12-05",
+            "pipe (created:2023-11-16 OR created:2023-12-10..2023-12-12)", "pipe OR sink priority:1",
+        ]
+        func expectSame(_ when: String, sorts: [SearchSort] = [.relevance]) throws {
+            for text in queries {
+                for sort in sorts {
+                    let request = SearchRequest(limit: 300, sort: sort)
+                    try expectKeptReaderAgrees(kept, with: plain, text, request, "\(when), \(sort)")
+                }
+            }
+            // A range no value lies in matches nothing either way.
+            let empty = try SearchQueryParser().parse("pipe created:2020")
+            #expect(try kept.search(empty, SearchRequest()).hits.isEmpty)
+        }
+        try expectSame("first revision")
+        // Lengths, title-word counts, and one table for each slot ranged over: created, modified, priority.
+        #expect(kept.tablesMade == 5)
+        try expectSame("sorted", sorts: [.created, .modified])
+        try index.indexSearchableItems((0..<80).map { item($0 * 2, shift: 5) })  // new values
+        try index.indexSearchableItems((200..<240).map { item($0) })
+        try index.deleteSearchableItems(withIdentifiers: (0..<30).map { String(format: "id-%03d", $0 * 5) })
+        try plain.reopen()
+        try kept.reopen()
+        try expectSame("after changes", sorts: [.relevance, .created])
+    }
+
     /// Readers of one index in one process (a server's sessions) share their tables: a table one reader made at a
     /// revision is used by the others from their first search there, with the same hits; when the index moves on,
     /// whichever reader first searches twice makes the new ones, and the others take them. An index elsewhere (a

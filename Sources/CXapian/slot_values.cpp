@@ -1,0 +1,207 @@
+// slot_values.cpp — one value slot of every document in memory, for sorts and value ranges.
+
+#include "slot_values.h"
+
+#include "query_parts.h"
+
+#include <algorithm>
+#include <cstring>
+#include <climits>
+#include <limits>
+
+namespace cxapian {
+
+std::shared_ptr<const SlotValues> SlotValues::read(const Xapian::Database &database, Xapian::valueno slot) {
+    auto table = std::make_shared<SlotValues>();
+    table->revision_ = database.get_revision();
+    const size_t size = static_cast<size_t>(database.get_lastdocid()) + 2;
+    table->starts_.assign(size, 0);
+    size_t next = 0;  // the first docid whose start is not set yet
+    const auto end = database.valuestream_end(slot);
+    for (auto value = database.valuestream_begin(slot); value != end; ++value) {
+        const size_t did = value.get_docid();
+        if (did + 1 >= size) break;
+        const std::string bytes = *value;
+        if (bytes.size() > longest || table->bytes_.size() + bytes.size() > UINT32_MAX) return nullptr;
+        for (; next <= did; ++next) table->starts_[next] = static_cast<uint32_t>(table->bytes_.size());
+        table->bytes_ += bytes;
+        if (!bytes.empty()) ++table->valued_;
+    }
+    for (; next < size; ++next) table->starts_[next] = static_cast<uint32_t>(table->bytes_.size());
+    return table;
+}
+
+const std::vector<Xapian::docid> &SlotValues::by_value() const {
+    std::call_once(ordered_, [this] {
+        // Sorted as (the value's bytes zero-padded to 16, its length, docid), which is the order of (value, docid):
+        // integers compared, not strings (101,000 values: 18 ms as strings).
+        struct Key {
+            uint64_t high, low;
+            uint32_t length;
+            Xapian::docid did;
+            bool operator<(const Key &other) const {
+                if (high != other.high) return high < other.high;
+                if (low != other.low) return low < other.low;
+                if (length != other.length) return length < other.length;
+                return did < other.did;
+            }
+        };
+        auto word = [](const unsigned char *bytes) {
+            uint64_t result = 0;
+            for (int i = 0; i < 8; ++i) result = (result << 8) | bytes[i];
+            return result;
+        };
+        std::vector<Key> keys;
+        keys.reserve(valued_);
+        for (size_t did = 1; did + 1 < starts_.size(); ++did) {
+            const std::string_view bytes = value(static_cast<Xapian::docid>(did));
+            if (bytes.empty()) continue;
+            unsigned char padded[16] = {};
+            std::memcpy(padded, bytes.data(), bytes.size());  // at most `longest` bytes
+            keys.push_back({word(padded), word(padded + 8), uint32_t(bytes.size()), Xapian::docid(did)});
+        }
+        std::sort(keys.begin(), keys.end());
+        order_.reserve(keys.size());
+        for (const Key &key : keys) order_.push_back(key.did);
+    });
+    return order_;
+}
+
+std::shared_ptr<const SlotValues> SlotValuesCache::get(const Xapian::Database &database, const std::string &path,
+                                                       Xapian::valueno slot) {
+    RevisionTableCache<SlotValues> *cache;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        cache = &slots_[slot];  // std::map never moves its elements
+    }
+    return cache->get(database, "values " + std::to_string(slot), path,
+                      [slot](const Xapian::Database &db) { return SlotValues::read(db, slot); });
+}
+
+uint64_t SlotValuesCache::tables_made() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    uint64_t made = 0;
+    for (auto &slot : slots_) made += slot.second.tables_made();
+    return made;
+}
+
+ValueRangeLeaf ValueRangeLeaf::make(Xapian::valueno slot, std::optional<std::string> begin,
+                                    std::optional<std::string> end) {
+    using Q = Xapian::Query;
+    Q leaf = Q::MatchAll;
+    if (begin && end) {
+        leaf = Q(Q::OP_VALUE_RANGE, slot, *begin, *end);
+    } else if (begin) {
+        leaf = Q(Q::OP_VALUE_GE, slot, *begin);
+    } else if (end) {
+        leaf = Q(Q::OP_VALUE_LE, slot, *end);
+    }
+    return ValueRangeLeaf{leaf, slot, std::move(begin), std::move(end)};
+}
+
+SlotRangeSource::SlotRangeSource(std::shared_ptr<const SlotValues> values, Xapian::valueno slot,
+                                 std::optional<std::string> begin, std::optional<std::string> end)
+    : values_(std::move(values)), slot_(slot), begin_(std::move(begin)), end_(std::move(end)) {}
+
+SlotRangeSource *SlotRangeSource::clone() const { return new SlotRangeSource(values_, slot_, begin_, end_); }
+
+void SlotRangeSource::init(const Xapian::Database &) {
+    // How many documents the range holds, from evenly spaced documents' values: what the matcher needs to choose
+    // which of an AND's parts to walk. An exact count needs the table's order, made only for a walk.
+    const SlotValues &values = *values_;
+    const Xapian::docid limit = values.docid_limit();
+    const Xapian::docid step = std::max<Xapian::docid>(1, limit / samples);
+    uint64_t valued = 0, inside = 0;
+    for (Xapian::docid did = 1 + step / 2; did < limit; did += step) {
+        if (values.value(did).empty()) continue;
+        ++valued;
+        if (in_range(did)) ++inside;
+    }
+    estimate_ = valued == 0 ? 0 : static_cast<Xapian::doccount>(values.valued() * inside / valued);
+    members_.clear();
+    walked_ = false;
+    current_ = 0;
+    ended_ = false;
+}
+
+bool SlotRangeSource::in_range(Xapian::docid did) const {
+    const std::string_view value = values_->value(did);
+    if (value.empty()) return false;  // no value: Xapian's ranges match only documents that hold one
+    if (begin_ && value < std::string_view(*begin_)) return false;
+    if (end_ && value > std::string_view(*end_)) return false;
+    return true;
+}
+
+void SlotRangeSource::move_to(Xapian::docid did) {
+    if (!walked_) {
+        walked_ = true;
+        const SlotValues &values = *values_;
+        const std::vector<Xapian::docid> &order = values.by_value();
+        auto below = [&values](Xapian::docid d, std::string_view key) { return values.value(d) < key; };
+        auto above = [&values](std::string_view key, Xapian::docid d) { return key < values.value(d); };
+        auto first = order.begin(), last = order.end();
+        if (begin_) first = std::lower_bound(first, last, std::string_view(*begin_), below);
+        if (end_) last = std::upper_bound(first, last, std::string_view(*end_), above);
+        members_.assign(size_t(values.docid_limit()) / 64 + 1, 0);
+        for (auto at = first; at < last; ++at) members_[*at / 64] |= uint64_t(1) << (*at % 64);
+    }
+    size_t word = size_t(did) / 64;
+    if (word >= members_.size()) {
+        ended_ = true;
+        return;
+    }
+    uint64_t bits = members_[word] & (~uint64_t(0) << (did % 64));
+    while (bits == 0) {
+        if (++word == members_.size()) {
+            ended_ = true;
+            return;
+        }
+        bits = members_[word];
+    }
+    current_ = static_cast<Xapian::docid>(word * 64 + size_t(__builtin_ctzll(bits)));
+}
+
+void SlotRangeSource::next(double) {
+    if (current_ == std::numeric_limits<Xapian::docid>::max()) {
+        ended_ = true;
+        return;
+    }
+    move_to(current_ + 1);
+}
+
+void SlotRangeSource::skip_to(Xapian::docid did, double) {
+    // Where a check left it on a document out of the range, a skip to it or before moves on past it.
+    if (did <= current_ && current_ != 0 && in_range(current_)) return;
+    move_to(std::max(did, current_));
+}
+
+bool SlotRangeSource::check(Xapian::docid did, double) {
+    current_ = did;
+    return in_range(did);  // false: not in the range, and the position is "indeterminate" (next() moves past it)
+}
+
+std::string SlotRangeSource::get_description() const {
+    return "SlotRangeSource(slot " + std::to_string(slot_) + ", about " + std::to_string(estimate_) + " documents)";
+}
+
+Xapian::Query with_value_tables(const Xapian::Query &query, const std::vector<ValueRangeLeaf> &ranges,
+                                const std::function<std::shared_ptr<const SlotValues>(Xapian::valueno)> &table) {
+    for (const ValueRangeLeaf &range : ranges) {
+        if (!range.bounded() || query.internal.get() != range.leaf.internal.get()) continue;
+        std::shared_ptr<const SlotValues> values = table(range.slot);
+        if (values == nullptr) return query;
+        return Xapian::Query((new SlotRangeSource(std::move(values), range.slot, range.begin, range.end))->release());
+    }
+    if (!combines_subqueries(query.get_type())) return query;
+    Xapian::Query rewritten;
+    const bool changed = rewrite_subqueries(
+        query,
+        [&](const Xapian::Query &part, Xapian::Query &out) {
+            out = with_value_tables(part, ranges, table);
+            return out.internal.get() != part.internal.get();
+        },
+        rewritten);
+    return changed ? rewritten : query;
+}
+
+}  // namespace cxapian
