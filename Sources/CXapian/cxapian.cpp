@@ -1229,8 +1229,90 @@ void match_rescored(const Xapian::Database &database, const cxapian::FieldedQuer
     result.page_size = std::min<Xapian::doccount>(options->max_items, result.mset.size() - result.page_first);
 }
 
-/// Sorted by values, not relevance: the page by a match that weighs nothing, then its hits alone under the whole
-/// query, for their scores.
+/// The page of a sort by one value slot, from the slot's table (cxapian::SlotValues::by_value()): the documents in
+/// the sort's order, a batch at a time, each batch filtered by the query, until the page is full; the counts from a
+/// match that weighs nothing and stops where a relevance search's would (check_at_least). A sort in the match reads
+/// the key of every match and compares it (at 100k items a common word's 20,000 matches: 60 % of a search sorted by
+/// `modified`); a query that matches a fifth of the documents fills a page of 20 from about the first 100 of the order.
+///
+/// False, nothing done but the counts, where the walk would check more documents than the query matches (needed ×
+/// documents / matches against matches): a sort in the match costs less there.
+bool page_by_table(const Xapian::Database &database, const Xapian::Query &query, const cxapian_enquire_options *options,
+                   const cxapian::SlotValues &table, cxapian_mset &result, std::vector<Xapian::docid> &page) {
+    Xapian::Enquire counter(database);
+    counter.set_query(until_deadline(query, result));
+    counter.set_weighting_scheme(Xapian::BoolWeight());
+    counter.set_docid_order(Xapian::Enquire::DONT_CARE);
+    const Xapian::MSet counted = counter.get_mset(0, 0, options->check_at_least);
+    const uint64_t matches = counted.get_matches_estimated();
+    const uint64_t documents = table.docid_limit();
+    const uint64_t needed = uint64_t(options->first) + options->max_items;
+    if (double(matches) * double(matches) < 4.0 * double(needed) * double(documents)) return false;
+    result.mset = counted;
+    result.estimated = counted.get_matches_estimated();
+    result.lower_bound = counted.get_matches_lower_bound();
+    result.upper_bound = counted.get_matches_upper_bound();
+
+    // The order walked: runs of equal values in the sort's direction, each run's docids in the tie order (Xapian's
+    // sort by value, ties by docid).
+    const std::vector<Xapian::docid> &order = table.by_value();
+    const bool descending = options->sort_keys[0].descending;
+    const bool docids_descending = options->docids_descending;
+    size_t low = 0, high = order.size();  // not walked yet: order[low, high)
+    size_t run_begin = 0, run_end = 0, in_run = 0;
+    auto next = [&](Xapian::docid &did) {
+        if (in_run == run_end - run_begin) {
+            if (low == high) return false;
+            in_run = 0;
+            if (descending) {
+                const std::string_view value = table.value(order[high - 1]);
+                run_end = high;
+                while (high > low && table.value(order[high - 1]) == value) --high;
+                run_begin = high;
+            } else {
+                const std::string_view value = table.value(order[low]);
+                run_begin = low;
+                while (low < high && table.value(order[low]) == value) ++low;
+                run_end = low;
+            }
+        }
+        did = docids_descending ? order[run_end - 1 - in_run] : order[run_begin + in_run];
+        ++in_run;
+        return true;
+    };
+    uint64_t position = 0;  // matches met in the order
+    // About twice the documents a page needs at the matches' share of the documents, four times more each round.
+    const double expected = 2.0 * double(needed) * double(documents) / double(std::max<uint64_t>(matches, 1));
+    size_t batch_size = size_t(std::min(std::max(expected, 64.0), double(order.size())));
+    std::vector<Xapian::docid> batch;
+    while (position < needed && !result.stopped->load()) {
+        batch.clear();
+        for (Xapian::docid did; batch.size() < batch_size && next(did);) batch.push_back(did);
+        if (batch.empty()) break;
+        std::vector<Xapian::docid> sorted = batch;
+        std::sort(sorted.begin(), sorted.end());
+        auto *list = new cxapian::DocidListSource(std::move(sorted));
+        Xapian::Enquire filter(database);
+        filter.set_query(until_deadline(Xapian::Query(Xapian::Query::OP_FILTER, query, Xapian::Query(list->release())),
+                                        result));
+        filter.set_weighting_scheme(Xapian::BoolWeight());
+        filter.set_docid_order(Xapian::Enquire::ASCENDING);
+        const Xapian::MSet found = filter.get_mset(0, static_cast<Xapian::doccount>(batch.size()));
+        std::vector<Xapian::docid> matched;
+        matched.reserve(found.size());
+        for (auto hit = found.begin(); hit != found.end(); ++hit) matched.push_back(*hit);
+        for (const Xapian::docid did : batch) {
+            if (!std::binary_search(matched.begin(), matched.end(), did)) continue;
+            if (position >= options->first) page.push_back(did);
+            if (++position == needed) break;
+        }
+        batch_size = std::min(batch_size * 4, order.size());
+    }
+    return true;
+}
+
+/// Sorted by values, not relevance: the page by a match that weighs nothing (or from the sort's table, see
+/// page_by_table()), then its hits alone under the whole query, for their scores.
 ///
 /// A sort by value puts weights to no use in the order: what the values leave tied goes by docid (Xapian's
 /// VAL_REL, with every weight 0), as the README promises. Xapian 1.4 still asks for the weight of every match, and
@@ -1244,12 +1326,17 @@ void match_rescored(const Xapian::Database &database, const cxapian::FieldedQuer
 void match_by_value(const Xapian::Database &database, const Xapian::Query &parsed, const cxapian::FieldedQuery &fielded,
                     const Xapian::Weight &weight, const cxapian_enquire_options *options, cxapian_mset &result,
                     std::shared_ptr<const cxapian::SlotValues> table) {
-    std::unique_ptr<cxapian::TableKeyMaker> keys;
-    if (table) keys = std::make_unique<cxapian::TableKeyMaker>(std::move(table));
-    match_page(database, parsed, Xapian::BoolWeight(), options, result, keys.get());
     std::vector<Xapian::docid> page;
-    page.reserve(result.page_size);
-    for (Xapian::doccount i = 0; i < result.page_size; ++i) page.push_back(*result.mset[result.page_first + i]);
+    // Facets count every match, which the walk of the order does not see.
+    const bool from_table = table && options->sort_key_count == 1 && !options->by_relevance_first
+                            && result.facets.empty() && page_by_table(database, parsed, options, *table, result, page);
+    if (!from_table) {
+        std::unique_ptr<cxapian::TableKeyMaker> keys;
+        if (table) keys = std::make_unique<cxapian::TableKeyMaker>(std::move(table));
+        match_page(database, parsed, Xapian::BoolWeight(), options, result, keys.get());
+        page.reserve(result.page_size);
+        for (Xapian::doccount i = 0; i < result.page_size; ++i) page.push_back(*result.mset[result.page_first + i]);
+    }
     std::vector<Xapian::docid> sorted = page;
     std::sort(sorted.begin(), sorted.end());
     std::map<Xapian::docid, double> scores;

@@ -52,12 +52,11 @@ const std::vector<Xapian::docid> &SlotValues::by_value() const {
             return result;
         };
         std::vector<Key> keys;
-        keys.reserve(valued_);
+        keys.reserve(starts_.size());
         for (size_t did = 1; did + 1 < starts_.size(); ++did) {
             const std::string_view bytes = value(static_cast<Xapian::docid>(did));
-            if (bytes.empty()) continue;
             unsigned char padded[16] = {};
-            std::memcpy(padded, bytes.data(), bytes.size());  // at most `longest` bytes
+            if (!bytes.empty()) std::memcpy(padded, bytes.data(), bytes.size());  // at most `longest` bytes
             keys.push_back({word(padded), word(padded + 8), uint32_t(bytes.size()), Xapian::docid(did)});
         }
         std::sort(keys.begin(), keys.end());
@@ -139,7 +138,7 @@ void SlotRangeSource::move_to(Xapian::docid did) {
         const std::vector<Xapian::docid> &order = values.by_value();
         auto below = [&values](Xapian::docid d, std::string_view key) { return values.value(d) < key; };
         auto above = [&values](std::string_view key, Xapian::docid d) { return key < values.value(d); };
-        auto first = order.begin(), last = order.end();
+        auto first = order.begin() + values.unvalued(), last = order.end();
         if (begin_) first = std::lower_bound(first, last, std::string_view(*begin_), below);
         if (end_) last = std::upper_bound(first, last, std::string_view(*end_), above);
         members_.assign(size_t(values.docid_limit()) / 64 + 1, 0);

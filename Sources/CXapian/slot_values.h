@@ -46,9 +46,12 @@ class SlotValues {
     /// One past the last docid the table holds.
     Xapian::docid docid_limit() const { return static_cast<Xapian::docid>(starts_.size() - 1); }
 
-    /// The documents that hold a value, by value and then docid; made on the first call (a sort needs no order, a
-    /// range needs it to count and list its documents).
+    /// Every docid below docid_limit() by value and then docid, those without a value (and those no document has)
+    /// first, as a sort by the slot puts them; made on the first call (a sort by the slot in a match needs no order;
+    /// a range needs it to list its documents, a page sorted by the slot to walk the documents in its order).
     const std::vector<Xapian::docid> &by_value() const;
+    /// How many of by_value()'s docids, at its start, hold no value.
+    size_t unvalued() const { return size_t(docid_limit()) - 1 - valued_; }
 
   private:
     Xapian::rev revision_ = 0;

@@ -212,16 +212,18 @@ import TestSupport
         #expect(compared > 50)
     }
 
-    /// Expects `kept` (a reader that keeps tables) to give exactly `plain`'s hits for `text`, and some, on three searches
-    /// in a row: its tables are made on the second search at a revision.
+    /// Expects `kept` (a reader that keeps tables) to give exactly `plain`'s hits and total for `text`, and some hits,
+    /// on three searches in a row: its tables are made on the second search at a revision.
     func expectKeptReaderAgrees(
         _ kept: SearchReader, with plain: SearchReader, _ text: String, _ request: SearchRequest, _ context: String
     ) throws {
         let query = try SearchQueryParser().parse(text)
-        let expected = try plain.search(query, request).hits
-        #expect(!expected.isEmpty, "\(text)")
+        let expected = try plain.search(query, request)
+        #expect(!expected.hits.isEmpty, "\(text)")
         for round in 0..<3 {
-            #expect(try kept.search(query, request).hits == expected, "\(context), \(text), round \(round)")
+            let results = try kept.search(query, request)
+            #expect(results.hits == expected.hits, "\(context), \(text), round \(round)")
+            #expect(results.total == expected.total && results.isExact, "\(context), \(text), round \(round)")
         }
     }
 
