@@ -1236,7 +1236,8 @@ void match_rescored(const Xapian::Database &database, const cxapian::FieldedQuer
 /// `modified`); a query that matches a fifth of the documents fills a page of 20 from about the first 100 of the order.
 ///
 /// False, nothing done but the counts, where the walk would check more documents than the query matches (needed ×
-/// documents / matches against matches): a sort in the match costs less there.
+/// documents / matches against matches): a sort in the match costs less there; and when the table has no order yet
+/// (SlotValues::by_value_if_asked_again()).
 bool page_by_table(const Xapian::Database &database, const Xapian::Query &query, const cxapian_enquire_options *options,
                    const cxapian::SlotValues &table, cxapian_mset &result, std::vector<Xapian::docid> &page) {
     Xapian::Enquire counter(database);
@@ -1248,6 +1249,8 @@ bool page_by_table(const Xapian::Database &database, const Xapian::Query &query,
     const uint64_t documents = table.docid_limit();
     const uint64_t needed = uint64_t(options->first) + options->max_items;
     if (double(matches) * double(matches) < 4.0 * double(needed) * double(documents)) return false;
+    const std::vector<Xapian::docid> *ordered = table.by_value_if_asked_again();
+    if (ordered == nullptr) return false;
     result.mset = counted;
     result.estimated = counted.get_matches_estimated();
     result.lower_bound = counted.get_matches_lower_bound();
@@ -1255,7 +1258,7 @@ bool page_by_table(const Xapian::Database &database, const Xapian::Query &query,
 
     // The order walked: runs of equal values in the sort's direction, each run's docids in the tie order (Xapian's
     // sort by value, ties by docid).
-    const std::vector<Xapian::docid> &order = table.by_value();
+    const std::vector<Xapian::docid> &order = *ordered;
     const bool descending = options->sort_keys[0].descending;
     const bool docids_descending = options->docids_descending;
     size_t low = 0, high = order.size();  // not walked yet: order[low, high)

@@ -8,6 +8,7 @@
 
 #include <xapian.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -50,6 +51,14 @@ class SlotValues {
     /// first, as a sort by the slot puts them; made on the first call (a sort by the slot in a match needs no order;
     /// a range needs it to list its documents, a page sorted by the slot to walk the documents in its order).
     const std::vector<Xapian::docid> &by_value() const;
+    /// by_value() once it is worth making: nullptr on the first call, made on the second. An order costs 7 ms at
+    /// 100k items, which a reader whose index moves on after each search (the server's, under a busy writer) would
+    /// pay at every revision, as the tables themselves are made on a revision's second search (RevisionTableCache).
+    const std::vector<Xapian::docid> *by_value_if_asked_again() const {
+        if (ordered_.load(std::memory_order_acquire)) return &order_;
+        if (asked_.fetch_add(1, std::memory_order_relaxed) == 0) return nullptr;
+        return &by_value();
+    }
     /// How many of by_value()'s docids, at its start, hold no value.
     size_t unvalued() const { return size_t(docid_limit()) - 1 - valued_; }
 
@@ -58,8 +67,10 @@ class SlotValues {
     std::vector<uint32_t> starts_;  // document d's value is bytes_[starts_[d], starts_[d + 1])
     std::string bytes_;
     Xapian::doccount valued_ = 0;
-    mutable std::once_flag ordered_;
+    mutable std::once_flag order_once_;
     mutable std::vector<Xapian::docid> order_;
+    mutable std::atomic<bool> ordered_{false};  // order_ made
+    mutable std::atomic<uint32_t> asked_{0};
 };
 
 /// The value tables of one reader, one per slot a search sorts by or ranges over (see RevisionTableCache); safe to
