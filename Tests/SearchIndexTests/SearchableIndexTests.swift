@@ -407,8 +407,12 @@ import TestSupport
                 return item
             }
         }
-        let texts = ["pipe", "leak sink", "pipe OR sink"]
-        let requests = [SearchRequest(limit: 100), SearchRequest(limit: 100, sort: .created)]
+        let texts = ["pipe", "leak sink", "pipe OR sink", "pipe created:2023-11-15..2023-11-16"]
+        // A short page sorted by date walks the table's order (made by whichever reader asks for it second).
+        let requests = [
+            SearchRequest(limit: 100), SearchRequest(limit: 100, sort: .created),
+            SearchRequest(offset: 3, limit: 5, sort: .created),
+        ]
         // Every round's readers stay open to the end, holding their revision's tables.
         var rounds: [[SearchReader]] = []
         for round in 0..<4 {
