@@ -324,6 +324,7 @@ import TestSupport
             "pipe created:2023-12-01..", "pipe modified:>=2023-11-29", "pipe modified:<2023-11-20", "pipe priority:2..3",
             "pipe priority:3", "leak priority:<=2 created:2023-11..2023-12", "pipe -created:2023-11-20..2023-12-05",
             "pipe (created:2023-11-16 OR created:2023-12-10..2023-12-12)", "pipe OR sink priority:1",
+            "created:2023-11-20..2023-11-30", "modified:2023-11-18.. priority:2",
         ]
         func expectSame(_ when: String, sorts: [SearchSort] = [.relevance]) throws {
             for text in queries {
