@@ -1382,12 +1382,18 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     result->shards = std::max<Xapian::doccount>(database->database.size(), 1);
     result->database = database->database;
     const cxapian::IndexLayout layout = index_layout(*database, options->layout);
-    // A long-lived reader's value ranges read from its tables of the slots (cxapian::SlotRangeSource).
+    // A long-lived reader's tables of value slots, asked for once per slot in a search (a table is made on a
+    // revision's second search that asks for it, not on a search that asks twice).
+    std::map<Xapian::valueno, std::shared_ptr<const cxapian::SlotValues>> slot_tables;
+    auto slot_table = [&](Xapian::valueno slot) {
+        const auto known = slot_tables.find(slot);
+        if (known != slot_tables.end()) return known->second;
+        return slot_tables[slot] = database->slot_values.get(database->database, database->path, slot);
+    };
+    // Its value ranges read from them (cxapian::SlotRangeSource).
     Xapian::Query given = query->query;
     if (options->kept_tables && database->database.size() == 1 && !query->ranges.empty()) {
-        given = cxapian::with_value_tables(given, query->ranges, [database](Xapian::valueno slot) {
-            return database->slot_values.get(database->database, database->path, slot);
-        });
+        given = cxapian::with_value_tables(given, query->ranges, slot_table);
     }
     // The query as the index holds it: a project title's documents by their project's domain.
     const Xapian::Query asked = layout.resolve_projects(database->database, given);
@@ -1460,9 +1466,7 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     const bool one_part = database->database.size() == 1;
     if (!by_relevance && one_part && !options->collapse) {
         std::shared_ptr<const cxapian::SlotValues> table;
-        if (options->kept_tables && options->sort_key_count == 1) {
-            table = database->slot_values.get(database->database, database->path, options->sort_keys[0].slot);
-        }
+        if (options->kept_tables && options->sort_key_count == 1) table = slot_table(options->sort_keys[0].slot);
         match_by_value(database->database, layout.stems->expand(parsed), fielded, weight, options, *result,
                        std::move(table));
     } else if (options->rescore_window > 0 && one_part && by_relevance && extras
