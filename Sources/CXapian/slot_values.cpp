@@ -109,13 +109,13 @@ void SlotRangeSource::init(const Xapian::Database &) {
     // How many documents the range holds, from evenly spaced documents' values: what the matcher needs to choose
     // which of an AND's parts to walk. An exact count needs the table's order, made only for a walk.
     const SlotValues &values = *values_;
-    const Xapian::docid limit = values.docid_limit();
-    const Xapian::docid step = std::max<Xapian::docid>(1, limit / samples);
+    const uint64_t limit = values.docid_limit();
+    const uint64_t step = std::max<uint64_t>(1, limit / samples);
     uint64_t valued = 0, inside = 0;
-    for (Xapian::docid did = 1 + step / 2; did < limit; did += step) {
-        if (values.value(did).empty()) continue;
+    for (uint64_t did = 1 + step / 2; did < limit; did += step) {
+        if (values.value(Xapian::docid(did)).empty()) continue;
         ++valued;
-        if (in_range(did)) ++inside;
+        if (in_range(Xapian::docid(did))) ++inside;
     }
     estimate_ = valued == 0 ? 0 : static_cast<Xapian::doccount>(values.valued() * inside / valued);
     members_.clear();
@@ -146,8 +146,8 @@ void SlotRangeSource::move_to(Xapian::docid did) {
             if (end_) last = std::upper_bound(first, last, std::string_view(*end_), above);
             for (auto at = first; at < last; ++at) add(*at);
         } else {
-            for (Xapian::docid member = 1; member < values.docid_limit(); ++member) {
-                if (in_range(member)) add(member);
+            for (uint64_t member = 1; member < values.docid_limit(); ++member) {
+                if (in_range(Xapian::docid(member))) add(Xapian::docid(member));
             }
         }
     }

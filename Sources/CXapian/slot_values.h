@@ -44,8 +44,8 @@ class SlotValues {
 
     /// How many documents hold a value.
     Xapian::doccount valued() const { return valued_; }
-    /// One past the last docid the table holds.
-    Xapian::docid docid_limit() const { return static_cast<Xapian::docid>(starts_.size() - 1); }
+    /// One past the last docid the table holds (2^32 for a last docid of 2^32 - 1, hence 64 bits).
+    uint64_t docid_limit() const { return uint64_t(starts_.size()) - 1; }
 
     /// Every docid below docid_limit() by value and then docid, those without a value (and those no document has)
     /// first, as a sort by the slot puts them; made on the first call (a sort by the slot in a match needs no order;
@@ -60,7 +60,7 @@ class SlotValues {
         return &by_value();
     }
     /// How many of by_value()'s docids, at its start, hold no value.
-    size_t unvalued() const { return size_t(docid_limit()) - 1 - valued_; }
+    size_t unvalued() const { return size_t(docid_limit() - 1 - valued_); }
 
   private:
     Xapian::rev revision_ = 0;
