@@ -1111,6 +1111,17 @@ void set_order(Xapian::Enquire &enquire, const cxapian_enquire_options *options,
     }
 }
 
+/// Takes `result.mset`'s match counts as the search's; false if a match stopped at the deadline, when the matches
+/// examined are a lower bound, not the total.
+bool take_counts(const Xapian::Database &database, cxapian_mset &result) {
+    result.estimated = result.mset.get_matches_estimated();
+    result.lower_bound = result.mset.get_matches_lower_bound();
+    result.upper_bound = result.mset.get_matches_upper_bound();
+    if (!result.stopped->load()) return true;
+    result.upper_bound = std::max(result.upper_bound, database.get_doccount());
+    return false;
+}
+
 /// Runs `query` for the page `options` asks, with its facets, into `result` (sorted by `table`'s keys if given, see
 /// set_order()).
 void match_page(const Xapian::Database &database, const Xapian::Query &query, const Xapian::Weight &weight,
@@ -1129,14 +1140,7 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     enquire.clear_matchspies();
     result.page_first = 0;
     result.page_size = result.mset.size();
-    result.estimated = result.mset.get_matches_estimated();
-    result.lower_bound = result.mset.get_matches_lower_bound();
-    result.upper_bound = result.mset.get_matches_upper_bound();
-    if (result.stopped->load()) {
-        // Stopped at the deadline: the matches examined are a lower bound, not the total (nor counted again below).
-        result.upper_bound = std::max(result.upper_bound, database.get_doccount());
-        return;
-    }
+    if (!take_counts(database, result)) return;  // stopped: not counted again below
     // Collapsing, Xapian counts distinct keys only among the matches it returns: past the page the counts stay
     // estimates, however many it examined. Up to check_at_least matches (10,000 at most: facets examine every
     // match, but a list of all is not worth an exact total), they are counted in a second pass that weighs
@@ -1252,9 +1256,7 @@ bool page_by_table(const Xapian::Database &database, const Xapian::Query &query,
     const std::vector<Xapian::docid> *ordered = table.by_value_if_asked_again();
     if (ordered == nullptr) return false;
     result.mset = counted;
-    result.estimated = counted.get_matches_estimated();
-    result.lower_bound = counted.get_matches_lower_bound();
-    result.upper_bound = counted.get_matches_upper_bound();
+    take_counts(database, result);
 
     // The order walked: runs of equal values in the sort's direction, each run's docids in the tie order (Xapian's
     // sort by value, ties by docid).
