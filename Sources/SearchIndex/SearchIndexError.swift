@@ -53,7 +53,17 @@ public struct SearchIndexError: Error, CustomStringConvertible, Sendable {
         case .noSpace: code = .noSpace
         default: code = .other
         }
-        self.init(code, error.message, cause: error)
+        self.init(code, Self.sentence(for: error), cause: error)
+    }
+
+    /// The error's message in Spotlite's words where Xapian's would puzzle a user: a wildcard that expands too far
+    /// ("Wildcard a* expands to more than 1000 terms") says what to do about it, whichever search met it.
+    static func sentence(for error: XapianError) -> String {
+        guard error.errorClass == "WildcardError" else { return error.message }
+        let words = error.message.split(separator: " ")
+        let pattern = words.count > 1 && words[0] == "Wildcard" ? " \(words[1])" : ""
+        return "the wildcard\(pattern) matches more than \(SearchQueryParser.maximumWildcardExpansion) words; "
+            + "type more letters before the *"
     }
 }
 

@@ -118,6 +118,9 @@ public final class SearchQueryParser {
             throw SearchIndexError(.querySyntax, "the query is empty; type some words, or a filter such as kind:item")
         }
         try Self.checkLimits(text)
+        if let problem = emptyField(in: text) {
+            throw SearchIndexError(.querySyntax, "cannot parse the query '\(text)': \(problem)")
+        }
         explanations = []
         projectTitles = []
         negatedFilters = Self.negatedFilters(in: text)
@@ -128,7 +131,8 @@ public final class SearchQueryParser {
         do {
             // The text as the index holds it: folded, compound words with their parts (TextNormalizer), each
             // compound counting as one word.
-            let normalized = TextNormalizer.normalizedQuery(Self.negatingFilters(text))
+            let bound = NotBinding.rewrite(Self.negatingFilters(text), partial: partial)
+            let normalized = TextNormalizer.normalizedQuery(bound)
             query = try parser.parse(normalized.text, flags: flags).groupingCompounds(
                 normalized.compounds, stemmingLanguage: Self.stemmingLanguage, titlePrefix: TermPrefix.title)
         } catch where error.kind == .querySyntax || error.kind == .invalidArgument {
@@ -155,6 +159,30 @@ public final class SearchQueryParser {
         return SearchQuery(
             text: text, query: query, bonus: bonus, filters: filters, correctedText: corrected.isEmpty ? nil : corrected,
             projectTitles: projectTitles.filter { titles.insert($0).inserted })
+    }
+
+    /// What is wrong with a field written with nothing after its colon (`author:` alone, `-is:`), which Xapian
+    /// would read as the plain word: the same refusal as `author:""` gets. Nil when there is none.
+    func emptyField(in text: String) -> String? {
+        guard text.utf8.contains(UInt8(ascii: ":")) else { return nil }
+        for token in NotBinding.tokenize(text) where token.kind == .term && token.text.hasSuffix(":") {
+            var field = token.text.dropLast()
+            if field.hasPrefix("-") || field.hasPrefix("+") { field = field.dropFirst() }
+            let name = String(field)
+            let mapping: QueryParser.FieldMapping
+            switch name {
+            case "project": mapping = Self.projectTerm("").0
+            case "author": mapping = Self.authorTerm("").0
+            case "is": mapping = Self.statusTerm("").0
+            case "kind": mapping = Self.kindTerm("").0
+            case "priority": mapping = priorityFilter("").0
+            case "created", "modified": mapping = dateFilter("", field: name, slot: ValueSlot.created).0
+            case "title", "detail": return "\(name): needs a word or a \"phrase\", e.g. \(name):boiler"
+            default: continue
+            }
+            if case .invalid(let message) = mapping { return message }
+        }
+        return nil
     }
 
     /// `"a b c"` for a query of two or more plain words (no operators, fields, quotes or wildcards), else nil.
@@ -273,17 +301,16 @@ public final class SearchQueryParser {
         return (.term(TermPrefix.kind + kind.rawValue), "kind is \(kind.rawValue)")
     }
 
-    /// `priority:2`, `priority:2..3`, `priority:..2`, `priority:>=2`, `priority:<3`.
+    /// `priority:2`, `priority:2..3`, `priority:..2`, `priority:>=2`, `priority:<3`. A range reaching past 1–3 is cut
+    /// to it (`priority:>=0` is every priority); one with no priority in it at all is refused.
     func priorityFilter(_ value: String) -> (QueryParser.FieldMapping, String) {
         let invalid = QueryParser.FieldMapping.invalid(
             "priority:\(value) is not a priority; use 1, 2 or 3, a range like 2..3, or >=2, <=2, >1, <3")
+        var lower: Int?
+        var upper: Int?
         if let single = Self.filterNumber(value) {
-            guard (1...3).contains(single) else { return (invalid, "") }
-            return (.term(TermPrefix.priority + String(single)), "priority is \(single)")
-        }
-        var lower = 1
-        var upper = 3
-        if let dots = value.range(of: "..") {
+            (lower, upper) = (single, single)
+        } else if let dots = value.range(of: "..") {
             let left = value[..<dots.lowerBound]
             let right = value[dots.upperBound...]
             if left.isEmpty && right.isEmpty { return (invalid, "") }
@@ -300,15 +327,32 @@ public final class SearchQueryParser {
         } else {
             return (invalid, "")
         }
-        guard lower <= upper, (1...3).contains(lower), (1...3).contains(upper) else {
-            return (.invalid("priority:\(value) matches no priority; priorities are 1, 2 and 3"), "")
+        guard let range = Self.priorities(from: lower, to: upper) else {
+            return (.invalid(Self.noPriority(from: lower, to: upper)), "")
+        }
+        if range.count == 1 {
+            return (.term(TermPrefix.priority + String(range.lowerBound)), "priority is \(range.lowerBound)")
         }
         return (
             .valueRange(
-                slot: ValueSlot.priority, lower: SortableNumber.encode(Double(lower)),
-                upper: SortableNumber.encode(Double(upper))),
-            "priority is \(lower)…\(upper)"
+                slot: ValueSlot.priority, lower: SortableNumber.encode(Double(range.lowerBound)),
+                upper: SortableNumber.encode(Double(range.upperBound))),
+            "priority is \(range.lowerBound)…\(range.upperBound)"
         )
+    }
+
+    /// The priorities (1–3) from `lower` to `upper` (nil: open), or nil when none lies between: both query
+    /// languages cut a priority range to 1–3 this way.
+    static func priorities(from lower: Int?, to upper: Int?) -> ClosedRange<Int>? {
+        let low = max(lower ?? 1, 1)
+        let high = min(upper ?? 3, 3)
+        return low <= high ? low...high : nil
+    }
+
+    /// Why a priority range was refused, in the same words in both query languages.
+    static func noPriority(from lower: Int?, to upper: Int?) -> String {
+        let range = lower != nil && lower == upper ? "is \(lower ?? 0)" : "lies in \(lower ?? 1)…\(upper ?? 3)"
+        return "no priority \(range); priorities are 1, 2 and 3"
     }
 
     func dateFilter(_ value: String, field: String, slot: UInt32) -> (QueryParser.FieldMapping, String) {

@@ -150,7 +150,7 @@ public final class SearchReader {
         options.keptTables = keepsTables
         options.layout = SearchIndexLayout.queryLayout
         // Counts are exact up to this many matches ("about" only beyond), and facets count every match.
-        options.checkAtLeast = max(request.offset + request.limit, SearchRequest.exactTotalUpTo)
+        options.checkAtLeast = max(request.end, SearchRequest.exactTotalUpTo)
         if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }
         do {
             let matches = try retrying { () throws(XapianError) in try database.match(query.query, bonus: query.bonus, options: options) }
@@ -173,7 +173,7 @@ public final class SearchReader {
     ) throws(SearchIndexError) -> (results: SearchResults, selfScore: Double?) {
         var window = request
         window.offset = 0
-        window.limit = request.offset + request.limit + 1
+        window.limit = request.end == Int.max ? Int.max : request.end + 1
         let uniqueTerm = TermPrefix.uniqueIdentifier + coding(for: uniqueIdentifier).term(uniqueIdentifier)
         let query = try retrying { () throws(XapianError) in
             try database.similarQuery(
@@ -203,7 +203,7 @@ public final class SearchReader {
 
     /// Every document the query matches, or nil if there are more than `limit` (a subscription's first results).
     public func allMatches(_ query: SearchQuery, limit: Int) throws(SearchIndexError) -> Set<String>? {
-        let found = try everyMatch(query.query, limit: limit + 1)
+        let found = try everyMatch(query.query, limit: limit == Int.max ? limit : limit + 1)
         return found.count > limit ? nil : found
     }
 

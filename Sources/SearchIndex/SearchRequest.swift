@@ -66,6 +66,9 @@ public enum SearchFacet: String, CaseIterable, Sendable {
 public struct SearchRequest: Sendable {
     /// A search's total is exact when there are at most this many matches (Xapian examines at least this many).
     public static let exactTotalUpTo = 1_000
+    /// The largest ``offset`` and ``limit`` a search takes: beyond them a page is refused, not an overflow.
+    public static let maximumOffset = 1_000_000
+    public static let maximumLimit = 1_000_000
 
     public var offset = 0
     public var limit = 20
@@ -78,6 +81,27 @@ public struct SearchRequest: Sendable {
     /// Seconds after which matching stops (the page is then the best of the matches examined so far); 0 for none.
     /// `spotlite serve` bounds each search with it.
     public var timeLimit = 0.0
+
+    /// What is wrong with a page of `limit` hits after `offset`, in words for `--limit`/`--offset` (the CLI) and
+    /// `limit`/`offset` (the API), or nil when the page can be searched. `maximumLimit` is the caller's cap on a
+    /// page (the server's is smaller than ``maximumLimit``).
+    public static func pageProblem(offset: Int, limit: Int, maximumLimit: Int = maximumLimit, option: String = "--")
+        -> String?
+    {
+        if !(1...maximumLimit).contains(limit) {
+            return "\(option)limit must be a whole number from 1 to \(maximumLimit)"
+        }
+        if !(0...maximumOffset).contains(offset) {
+            return "\(option)offset must be a whole number from 0 to \(maximumOffset)"
+        }
+        return nil
+    }
+
+    /// How many hits the page's end is from the first match: ``offset`` plus ``limit``, at most `Int.max`.
+    public var end: Int {
+        let (sum, overflow) = offset.addingReportingOverflow(limit)
+        return overflow ? Int.max : sum
+    }
 
     public init(offset: Int = 0, limit: Int = 20, sort: SearchSort = .relevance, reverse: Bool = false,
                 facets: [SearchFacet] = []) {

@@ -311,10 +311,12 @@ public struct SpotlightQueryParser {
                     throw error("priority compares with a whole number from 1 to 3", at: value)
                 }
                 if op.text == "!=" {
+                    // Every row but those of that priority: all of them when it is no priority at all.
+                    guard (1...3).contains(number) else { return Query.matchAll() }
                     return try combine(Query.matchAll(), .andNot, try priorityRange(number, number, at: value))
                 }
                 let (low, high) = bounds(op.text, number, step: 1)
-                return try priorityRange(low ?? 1, high ?? 3, at: value)
+                return try priorityRange(low, high, at: value)
             case .date(let field, let slot):
                 let period = try time(value)
                 let query: Query
@@ -360,12 +362,14 @@ public struct SpotlightQueryParser {
             }
         }
 
-        mutating func priorityRange(_ low: Int, _ high: Int, at token: Token) throws(SearchIndexError) -> Query {
-            guard low <= high, (1...3).contains(low), (1...3).contains(high) else {
-                throw error("no priority lies in \(low)…\(high); priorities are 1, 2 and 3", at: token)
+        /// Priorities from `low` to `high` (nil: open), cut to 1–3 as ``SearchQueryParser`` cuts them; a range with
+        /// none in it is refused in the same words.
+        mutating func priorityRange(_ low: Int?, _ high: Int?, at token: Token) throws(SearchIndexError) -> Query {
+            guard let range = SearchQueryParser.priorities(from: low, to: high) else {
+                throw error(SearchQueryParser.noPriority(from: low, to: high), at: token)
             }
-            explanations.append("priority is \(low)…\(high)")
-            return try valueRange(ValueSlot.priority, Double(low), Double(high))
+            explanations.append("priority is \(range.lowerBound)…\(range.upperBound)")
+            return try valueRange(ValueSlot.priority, Double(range.lowerBound), Double(range.upperBound))
         }
 
         func valueRange(_ slot: UInt32, _ low: Double?, _ high: Double?) throws(SearchIndexError) -> Query {

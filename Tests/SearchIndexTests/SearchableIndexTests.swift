@@ -751,7 +751,7 @@ import TestSupport
     @Test(arguments: [
         ("is:pending", "cannot parse the query 'is:pending': is:pending is not a status; use is:open, is:completed or is:closed"),
         ("kind:task", "cannot parse the query 'kind:task': kind:task is not a kind; use kind:item, kind:project or kind:message"),
-        ("priority:9", "cannot parse the query 'priority:9': priority:9 is not a priority; use 1, 2 or 3, a range like 2..3, or >=2, <=2, >1, <3"),
+        ("priority:9", "cannot parse the query 'priority:9': no priority is 9; priorities are 1, 2 and 3"),
         ("   ", "the query is empty; type some words, or a filter such as kind:item"),
         ("tap AND", "cannot parse the query 'tap AND': Syntax: <expression> AND <expression>"),
     ])
