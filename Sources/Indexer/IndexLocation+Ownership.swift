@@ -1,13 +1,16 @@
 import Foundation
 import SearchIndex
 
-/// The file that marks a directory as a Spotlite index, and names the store it belongs to.
+/// The file that marks a directory as a Spotlite index, names the store it belongs to, and gives the index an
+/// identity of its own (`id`, a UUID made when the directory is claimed) that every generation Spotlite makes
+/// carries (``GenerationMarker``): the proof that lets Spotlite delete an old generation.
 ///
 /// ```
 /// # A Spotlite search index: derived from the store, safe to delete, rebuilt by `spotlite index`.
 /// format 1
 /// store 2ca4d0c0-81f4-4216-823a-104a32f4c87e
 /// layout 4
+/// id 7f1c0e52-9d4b-4f0e-b1a6-3c2d8e9f0a11
 /// ```
 struct IndexMarker: Equatable {
     static let fileName = "spotlite-index"
@@ -15,8 +18,12 @@ struct IndexMarker: Equatable {
 
     var storeID: String
     var layout: String
+    /// The index's own identity; nil in a marker written before generations carried it.
+    var id: String?
 
-    var text: String { "\(Self.comment)\nformat 1\nstore \(storeID)\nlayout \(layout)\n" }
+    var text: String {
+        "\(Self.comment)\nformat 1\nstore \(storeID)\nlayout \(layout)\n" + (id.map { "id \($0)\n" } ?? "")
+    }
 
     /// Parses a marker; nil if the text is not one.
     init?(text: String) {
@@ -28,11 +35,33 @@ struct IndexMarker: Equatable {
         guard fields["format"] == "1", let store = fields["store"], !store.isEmpty else { return nil }
         storeID = String(store)
         layout = String(fields["layout"] ?? "")
+        id = fields["id"].flatMap { UUID(uuidString: String($0)) != nil ? String($0) : nil }
     }
 
-    init(storeID: String, layout: String) {
+    init(storeID: String, layout: String, id: String? = UUID().uuidString.lowercased()) {
         self.storeID = storeID
         self.layout = layout
+        self.id = id
+    }
+}
+
+/// The file in each generation directory Spotlite makes (`db-N/spotlite-generation`), naming the index it was
+/// made for (``IndexMarker/id``). A directory named like a generation without it, or naming another index, is
+/// not Spotlite's to delete: someone put it there, or copied it from elsewhere.
+enum GenerationMarker {
+    static let fileName = "spotlite-generation"
+
+    static func text(indexID: String) -> String {
+        "# Made by Spotlite for the index \(indexID); removed with it when a newer generation replaces it.\n"
+            + "index \(indexID)\n"
+    }
+
+    /// The index a marker's text names, or nil.
+    static func indexID(in text: String) -> String? {
+        for line in text.split(separator: "\n") where line.hasPrefix("index ") {
+            return String(line.dropFirst("index ".count))
+        }
+        return nil
     }
 }
 
@@ -92,16 +121,72 @@ extension IndexLocation {
             try mark(IndexMarker(storeID: storeID, layout: SearchIndexLayout.version))
         case .marked(let marker):
             try checkOwner(marker.storeID, storeID)
+            if marker.id == nil { try adopt(IndexMarker(storeID: storeID, layout: marker.layout)) }
         case .unmarkedIndex:
             // An older Spotlite's index: adopted if its metadata names this store (or none), refused if another.
             let owner = (try? SearchReader(path: root).metadata(StoreIndexer.storeKey)).flatMap { $0.isEmpty ? nil : $0 }
             try checkOwner(owner ?? storeID, storeID)
-            try mark(IndexMarker(storeID: storeID, layout: SearchIndexLayout.version))
+            try adopt(IndexMarker(storeID: storeID, layout: SearchIndexLayout.version))
         case .notADirectory:
             throw Self.notADirectory(root)
         case .occupied(let entries, let count):
             throw Self.occupied(root, entries, count)
         }
+    }
+
+    /// Marks an index an older Spotlite made (no marker, or one without an id) with `marker`, and its current
+    /// generation (the one its stub names, in a directory already this store's) as made for it. Other generations
+    /// there carry no proof and are left alone.
+    private func adopt(_ marker: IndexMarker) throws(IndexerError) {
+        try mark(marker)
+        if let id = marker.id, let generation = currentGeneration() {
+            var status = stat()
+            if lstat(path(of: generation), &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+                try writeGenerationMarker(generation, indexID: id)
+            }
+        }
+    }
+
+    /// The index's own id (``IndexMarker/id``), or nil when the directory is not marked with one.
+    var indexID: String? {
+        guard case .marked(let marker) = state() else { return nil }
+        return marker.id
+    }
+
+    /// Makes the directory of a new generation, marked as this index's: throws if it exists (someone else's), or
+    /// if the index has no id (it is not claimed).
+    func createGeneration(_ name: String) throws(IndexerError) {
+        guard let id = indexID else {
+            throw IndexerError(.index, "\(root) is not marked as a Spotlite index; nothing is built there")
+        }
+        guard mkdir(path(of: name), 0o755) == 0 else {
+            throw IndexerError(
+                .index, "cannot make the new generation \(path(of: name)): \(String(cString: strerror(errno)))")
+        }
+        do {
+            try writeGenerationMarker(name, indexID: id)
+        } catch {
+            // Made by this call a moment ago, and empty but for the marker that could not be written: ours to undo.
+            unlink(path(of: name) + "/" + GenerationMarker.fileName)
+            rmdir(path(of: name))
+            throw error
+        }
+    }
+
+    private func writeGenerationMarker(_ name: String, indexID: String) throws(IndexerError) {
+        let file = path(of: name) + "/" + GenerationMarker.fileName
+        do {
+            try Self.write(Data(GenerationMarker.text(indexID: indexID).utf8), to: file)
+        } catch {
+            throw IndexerError(.index, "cannot mark \(path(of: name)) as this index's: \(Self.reason(error))")
+        }
+    }
+
+    /// Whether the generation directory `name` carries the marker of this index (`indexID`).
+    func isOwnGeneration(_ name: String, indexID: String) -> Bool {
+        let file = path(of: name) + "/" + GenerationMarker.fileName
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return false }
+        return GenerationMarker.indexID(in: text) == indexID
     }
 
     /// For readers: throws if ``root`` is something other than this store's index (or nothing yet).

@@ -14,8 +14,9 @@ import Foundation
 /// new one, never an empty or half-built one.
 ///
 /// Spotlite deletes only what it can prove it made: a directory it did not mark is never written to (see
-/// ``claim(for:storePath:)``), and a generation goes only if its name is one Spotlite gives and it holds nothing
-/// but Xapian's own files (``removeGeneration(_:)``).
+/// ``claim(for:storePath:)``), and a generation goes only if it carries the marker naming this index's own id,
+/// written when Spotlite made it (``GenerationMarker``), and it holds nothing but Xapian's files and that marker
+/// (``removeGeneration(_:)``): a directory named like a generation that someone else put there stays.
 public struct IndexLocation: Sendable, Equatable {
     public let root: String
 
@@ -82,8 +83,9 @@ public struct IndexLocation: Sendable, Equatable {
         try Self.fsync(path: root)
     }
 
-    /// Removes every generation but the current one (left over by swaps and interrupted rebuilds). Returns the
-    /// names of those it had to leave because they hold files Xapian does not make.
+    /// Removes every generation of this index but the current one (left over by swaps and interrupted
+    /// rebuilds). Returns the names of the generation-like directories it left: not this index's (no marker, or
+    /// another index's), or holding files Xapian does not make.
     @discardableResult
     func removeStaleGenerations() -> [String] {
         let current = currentGeneration()
@@ -91,18 +93,25 @@ public struct IndexLocation: Sendable, Equatable {
         return names.filter { Self.isGenerationName($0) && $0 != current && !removeGeneration($0) }
     }
 
-    /// Removes the generation `name` and its shards if it can prove they are Spotlite's: a name of the form
-    /// `db-N` or `db-N.shard-K`, a real directory (not a link), holding only Xapian's files. Anything else is left
-    /// in place. Returns whether `name` is gone.
+    /// Removes the generation `name` (a generation or a shard of one) if it can prove it is this index's: a name of
+    /// the form `db-N` or `db-N.shard-K`, a real directory (not a link), carrying the marker of this index's id
+    /// (``GenerationMarker``), holding nothing but Xapian's files and that marker. Anything else is left in place.
+    /// Returns whether `name` is gone.
     @discardableResult
     func removeGeneration(_ name: String) -> Bool {
         guard Self.isGenerationName(name) else { return false }
         let directory = path(of: name)
         var status = stat()
         guard lstat(directory, &status) == 0 else { return true }
-        guard status.st_mode & S_IFMT == S_IFDIR else { return false }
+        guard status.st_mode & S_IFMT == S_IFDIR, let id = indexID, isOwnGeneration(name, indexID: id) else {
+            return false
+        }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for entry in entries where Self.isXapianFile(entry) { unlink(directory + "/" + entry) }
+        // The marker goes last, and only when nothing but it is left: a directory that keeps a file of someone
+        // else's keeps its proof of whose it was.
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        if left == [GenerationMarker.fileName] { unlink(directory + "/" + GenerationMarker.fileName) }
         return rmdir(directory) == 0
     }
 

@@ -45,6 +45,11 @@ extension StoreIndexer {
         let path = location.path(of: generation)
         let shardPaths = options.compacted ? (0..<options.shards).map { "\(path).shard-\($0)" } : [path]
         do {
+            // Each directory is made and marked as this index's before Xapian writes in it, so that whatever is
+            // left of it after a kill can be proved Spotlite's, and removed.
+            for directory in Set(shardPaths + [path]) {
+                try location.createGeneration(String(directory.dropFirst(location.root.count + 1)))
+            }
             let rows = progress.map { tell in
                 { (done: Int, total: Int) in
                     tell(IndexProgress(work: .rebuilding, done: done, total: total, backlog: backlog))

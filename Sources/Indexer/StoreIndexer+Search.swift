@@ -74,8 +74,9 @@ public struct Snippet: Sendable, Equatable {
         return words
     }
 
-    static let markStartScalar: Unicode.Scalar = "\u{2}"
-    static let markEndScalar: Unicode.Scalar = "\u{3}"
+    /// ``markStart`` and ``markEnd`` as scalars, for printers that walk the marked text.
+    public static let markStartScalar: Unicode.Scalar = "\u{2}"
+    public static let markEndScalar: Unicode.Scalar = "\u{3}"
 }
 
 /// A hit resolved against the store: the current row behind the document.
@@ -304,12 +305,24 @@ extension StoreIndexer {
         for index in hits.indices {
             let detail = hits[index].entity.detail
             guard !detail.isEmpty else { continue }
-            let window = Self.snippetWindow(detail, words: words)
+            let window = Self.unmarked(Self.snippetWindow(detail, words: words))
             let marked = try indexer(location.root) {
                 try results.snippet(of: window, highlight: (Snippet.markStart, Snippet.markEnd))
             }
             hits[index].snippet = Snippet(marked: marked)
         }
+    }
+
+    /// `text` with the snippet's own marks (``Snippet/markStart``, ``Snippet/markEnd``), should the store's text hold
+    /// them, replaced by U+FFFD: only the matcher's marks highlight.
+    static func unmarked(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x02 || $0 == 0x03 }) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let isMark = scalar == Snippet.markStartScalar || scalar == Snippet.markEndScalar
+            out.append(isMark ? "\u{FFFD}" : scalar)
+        }
+        return String(out)
     }
 
     /// `text` with each word the index does not know replaced by its nearest known word, or nil if there is none

@@ -13,11 +13,21 @@ extension StoreIndexer {
     /// The subscription for `text`: saved with the query's results in the index now (caught up first when it can
     /// be, as a search is), or the one already saved for the same normalised query.
     ///
-    /// Throws ``IndexerError/Code-swift.struct/querySyntax`` for a query that does not parse or that matches more
-    /// than ``TrackerStore/maximumSubscriptionMembers`` rows (too broad to follow).
-    public func subscribe(_ text: String, syntax: Subscription.Syntax, clock: QueryClock = .system)
-        throws(IndexerError) -> (subscription: Subscription, created: Bool)
-    {
+    /// Throws ``IndexerError/Code-swift.struct/querySyntax`` for a query that does not parse, holds a control
+    /// character (a NUL or an escape is no part of a query, and normalising it away would give another query's
+    /// subscription), or matches more than ``SubscriptionLimits/maximumRows`` rows (too broad to follow); and the
+    /// store's ``StoreError/Code-swift.struct/limitReached`` when the store holds as many subscriptions, or rows,
+    /// as `limits` allow.
+    public func subscribe(
+        _ text: String, syntax: Subscription.Syntax, limits: SubscriptionLimits = SubscriptionLimits(),
+        clock: QueryClock = .system
+    ) throws(IndexerError) -> (subscription: Subscription, created: Bool) {
+        if let control = text.unicodeScalars.first(where: { VisibleText.isControl($0, keepingLineBreaks: true) }) {
+            throw IndexerError(
+                .querySyntax,
+                "the query holds the control character \(VisibleText.escaped(String(control))); "
+                    + "subscribe to words, phrases and filters")
+        }
         var options = SearchOptions()
         options.syntax = syntax == .spotlight ? .spotlight : .spotlite
         options.clock = clock
@@ -28,15 +38,15 @@ extension StoreIndexer {
         let normalized = Self.normalizedQuery(text, syntax: syntax)
         return try indexer(location.root) {
             let cursor = Int64(try reader.fetchLastClientState() ?? "0") ?? 0
-            guard let matches = try reader.allMatches(query, limit: TrackerStore.maximumSubscriptionMembers) else {
+            guard let matches = try reader.allMatches(query, limit: limits.maximumRows) else {
                 throw IndexerError(
                     .querySyntax,
-                    "'\(text)' matches more than \(TrackerStore.maximumSubscriptionMembers) items and projects; "
+                    "'\(VisibleText.escaped(text))' matches more than \(limits.maximumRows) items and projects; "
                         + "subscribe to a narrower query")
             }
             return try store.saveSubscription(
                 query: text, syntax: syntax, normalized: normalized, cursor: cursor,
-                members: matches.compactMap(Self.member(identifier:)))
+                members: matches.compactMap(Self.member(identifier:)), limits: limits)
         }
     }
 
@@ -140,7 +150,7 @@ extension StoreIndexer {
     private func reset(_ subscription: Subscription, to cursor: Int64, query: SearchQuery, reader: SearchReader)
         throws -> Bool
     {
-        let matches = try reader.allMatches(query, limit: TrackerStore.maximumSubscriptionMembers) ?? []
+        let matches = try reader.allMatches(query, limit: SubscriptionLimits.rowsReadOnReset) ?? []
         return try store.recordSubscriptionEvents(
             id: subscription.id, expected: subscription.cursor, cursor: cursor,
             events: [SubscriptionEvent(position: cursor, ordinal: 0, kind: .reset, member: nil)],

@@ -8,9 +8,10 @@ public struct VerifyReport: Sendable {
     public var missing: [String] = []
     public var stale: [String] = []
     public var extra: [String] = []
-    /// Rows in the store and documents in the index that were compared.
+    /// Rows in the store and documents in the index that were compared (of a damaged index: counted as far as
+    /// they can be; nil when the index cannot say how many documents it holds).
     public var storeRows = 0
-    public var indexDocuments = 0
+    public var indexDocuments: Int? = 0
     /// Changes logged after the index's cursor when verifying.
     public var changesBehind = 0
     /// Documents fixed by `--repair`.
@@ -45,6 +46,11 @@ extension StoreIndexer {
         if let damage = health.damage(generation) {
             var report = VerifyReport()
             report.damage = damage
+            // What can still be counted: the store's rows, and the documents the index's header says it holds.
+            report.storeRows = try indexer(location.root) {
+                try store.read { try $0.projectCount() + $0.itemCount() + $0.messageCount() }
+            }
+            report.indexDocuments = try? indexer(location.root) { try openReader().documentCount() }
             guard repair else { return report }
             let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite verify --repair")
             let rebuilt = try withExtendedLifetime(lock) { () throws(IndexerError) in

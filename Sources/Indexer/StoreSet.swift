@@ -139,6 +139,9 @@ public final class StoreSet: @unchecked Sendable {
         var seen: [String: String] = [:]
         var parsed = false
         for (position, member) in members.enumerated() {
+            // Each store gets one bound for the locks other processes hold on it, however many reads opening it and
+            // catching its index up take: past it, it is a failure (`busy`), and the others answer.
+            let started = ContinuousClock.now
             do {
                 let indexer = try self.member(at: position)
                 if let other = seen[indexer.store.uuid] {
@@ -155,7 +158,11 @@ public final class StoreSet: @unchecked Sendable {
                     parsed = true
                 }
                 try indexer.checkLocation()
-                let fresh = try indexer.freshReader(reusing: readers[position], onLargeBacklog: options.onLargeBacklog)
+                let waited = ContinuousClock.now - started
+                let left = max(0.05, TrackerStore.busyTimeout - Double(waited.components.seconds))
+                let fresh = try indexer.store.withBusyDeadline(left) {
+                    try indexer.freshReader(reusing: readers[position], onLargeBacklog: options.onLargeBacklog)
+                }
                 readers[position] = fresh.reader
                 opened.append(Opened(name: member.name, indexer: indexer, fresh: fresh))
             } catch let error as IndexerError where error.code == .querySyntax {

@@ -79,7 +79,7 @@ struct VerifyCommand: ParsableCommand {
             Output.line(JSON.object([
                 ("clean", .bool(report.isClean)),
                 ("store_rows", .int(report.storeRows)),
-                ("index_documents", .int(report.indexDocuments)),
+                ("index_documents", report.indexDocuments.map { .int($0) } ?? .null),
                 ("changes_behind", .int(report.changesBehind)),
                 ("repaired", .int(report.repaired)),
                 ("damage", report.damage.map { .string($0) } ?? .null),
@@ -101,8 +101,8 @@ struct VerifyCommand: ParsableCommand {
             let verdict = report.isClean
                 ? "clean" : report.damage != nil ? "the index is damaged"
                 : "\(report.missing.count) missing, \(report.stale.count) stale, \(report.extra.count) extra"
-            Output.line(
-                "verify: \(count(report.storeRows, "store row")), \(count(report.indexDocuments, "index document")): \(verdict)")
+            let documents = report.indexDocuments.map { count($0, "index document") } ?? "index documents uncounted"
+            Output.line("verify: \(count(report.storeRows, "store row")), \(documents): \(verdict)")
             if report.changesBehind > 0 && !report.isClean {
                 Output.line("note: the index is \(count(report.changesBehind, "change")) behind; `spotlite index` applies them")
             }

@@ -41,7 +41,7 @@ public enum ErrorCode: Int32, Sendable, CaseIterable {
 
     static func code(for code: StoreError.Code) -> ErrorCode {
         switch code {
-        case .invalidInput, .ambiguous: return .usage
+        case .invalidInput, .ambiguous, .limitReached: return .usage
         case .notFound: return .notFound
         case .foreignStore: return .foreignStore
         default: return .store

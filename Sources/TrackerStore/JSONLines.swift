@@ -240,14 +240,20 @@ public enum JSONLines {
         return out + "}"
     }
 
-    /// A JSON string literal.
+    /// A JSON string literal. Besides what JSON requires (quotes, backslashes, C0 controls), DEL, the C1 controls,
+    /// the bidirectional controls (``VisibleText``) and U+2028/U+2029 are written as `\u` escapes, so that JSON read in
+    /// a terminal or pasted into JavaScript carries them as text, not as what they do; a JSON reader reads them back
+    /// as the same characters.
     public static func quote(_ text: String) -> String {
-        // Most text needs no escape: one pass over its bytes finds out (U+2028/2029 are E2 80 A8/A9 in UTF-8).
+        // Most text needs no escape: one pass over its bytes finds out (U+2028–U+202E are E2 80 A8–AE in UTF-8,
+        // U+2066–U+2069 E2 81 A6–A9, C1 controls C2 80–9F).
         var clean = true
         var previous: (UInt8, UInt8) = (0, 0)
         for byte in text.utf8 {
             if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F
-                || (previous == (0xE2, 0x80) && (byte == 0xA8 || byte == 0xA9))
+                || (previous.1 == 0xC2 && byte >= 0x80 && byte <= 0x9F)
+                || (previous == (0xE2, 0x80) && byte >= 0xA8 && byte <= 0xAE)
+                || (previous == (0xE2, 0x81) && byte >= 0xA6 && byte <= 0xA9)
             {
                 clean = false
                 break
@@ -264,8 +270,8 @@ public enum JSONLines {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028 || scalar.value == 0x2029:
-                out += String(format: "\\u%04x", scalar.value)
+            case _ where VisibleText.isControl(scalar) || scalar.value == 0x2028 || scalar.value == 0x2029:
+                out += "\\u" + VisibleText.hex(scalar.value, digits: 4)
             default: out.unicodeScalars.append(scalar)
             }
         }

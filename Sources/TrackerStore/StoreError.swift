@@ -26,6 +26,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let changeLogGap = Code("change log gap")
         /// The store is read-only to this user (file, directory or mount): a write was refused.
         public static let readOnly = Code("read only")
+        /// A write would pass a limit the store keeps (``SubscriptionLimits``): refused, nothing written.
+        public static let limitReached = Code("limit reached")
         /// Any other SQLite failure.
         public static let database = Code("database")
 

@@ -6,19 +6,22 @@ import Foundation
 ///
 /// RFC 8259, with no extensions: no comments, no trailing commas, no NaN. It recurses at most ``maximumDepth``
 /// levels, so no input can exhaust the stack.
-enum StrictJSON {
+///
+/// The server reads request bodies with it too: `{"spotlight": "yes"}` is a string, not a boolean, and a key given
+/// twice is an error, not the last one's value.
+public enum StrictJSON {
     /// Arrays and objects nest at most this deep.
-    static let maximumDepth = 32
+    public static let maximumDepth = 32
 
     /// Why a text is not acceptable JSON, and where (1-based byte offset in the line).
-    struct Failure: Error, Equatable {
-        var message: String
-        var offset: Int
-        var text: String { "\(message) at byte \(offset)" }
+    public struct Failure: Error, Equatable {
+        public var message: String
+        public var offset: Int
+        public var text: String { "\(message) at byte \(offset)" }
     }
 
     /// Parses `bytes` as one JSON value (with white space around it allowed).
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         var parser = Parser(bytes: bytes)
         parser.skipSpace()
         let value = try parser.value(depth: 0)
@@ -102,22 +105,21 @@ enum StrictJSON {
         mutating func array(depth: Int) throws(Failure) -> JSONValue {
             if depth > StrictJSON.maximumDepth { throw fail("objects and arrays nest deeper than \(StrictJSON.maximumDepth)") }
             position += 1
-            var count = 0
+            var elements: [JSONValue] = []
             skipSpace()
             if peek == UInt8(ascii: "]") {
                 position += 1
-                return .array(count)
+                return .array(elements)
             }
             while true {
                 skipSpace()
-                _ = try value(depth: depth)
-                count += 1
+                elements.append(try value(depth: depth))
                 skipSpace()
                 switch peek {
                 case UInt8(ascii: ","): position += 1
                 case UInt8(ascii: "]"):
                     position += 1
-                    return .array(count)
+                    return .array(elements)
                 default: throw fail("not valid JSON (expected , or ] in an array)")
                 }
             }
@@ -239,7 +241,7 @@ enum StrictJSON {
     }
 }
 
-/// A JSON value as an import needs it: arrays are only counted, objects keep their members.
-enum JSONValue: Equatable, Sendable {
-    case null, bool(Bool), number(Double), string(String), array(Int), object([String: JSONValue])
+/// A JSON value, objects with their members by key.
+public enum JSONValue: Equatable, Sendable {
+    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
 }

@@ -76,18 +76,50 @@ public struct SubscriptionEvent: Sendable, Equatable {
     }
 }
 
-extension TrackerStore {
-    /// The most rows a subscription follows: a query matching more is too broad to follow (narrow it).
-    public static let maximumSubscriptionMembers = 100_000
+/// How much a store's subscriptions may hold, checked when one is made: each follows rows of the store (its
+/// results are kept in it), so saved queries without a bound could grow the store without one.
+public struct SubscriptionLimits: Sendable, Equatable {
+    /// Subscriptions a store holds at most.
+    public var maximumSubscriptions = 100
+    /// Rows one subscription follows at most: a query matching more is too broad to follow.
+    public var maximumRows = 10_000
+    /// Rows all of a store's subscriptions follow together, at most.
+    public var maximumRowsInTotal = 100_000
 
+    public init() {}
+
+    /// The most a subscription's results are ever read to: what ``maximumRows`` was before it was configurable.
+    public static let rowsReadOnReset = 100_000
+}
+
+extension TrackerStore {
     /// The subscription for `normalized` (in `syntax`), made from `start` (the query's results at change-log
     /// position `cursor`) if there is none yet. Returns it, and whether it was made now.
+    ///
+    /// Throws ``StoreError/Code-swift.struct/limitReached`` when making it would pass `limits` (the store holds
+    /// ``SubscriptionLimits/maximumSubscriptions`` already, or the rows of all of them would pass
+    /// ``SubscriptionLimits/maximumRowsInTotal``); counted in the same transaction that saves it.
     public func saveSubscription(
-        query: String, syntax: Subscription.Syntax, normalized: String, cursor: Int64, members: [SubscriptionMember]
+        query: String, syntax: Subscription.Syntax, normalized: String, cursor: Int64, members: [SubscriptionMember],
+        limits: SubscriptionLimits = SubscriptionLimits()
     ) throws(StoreError) -> (subscription: Subscription, created: Bool) {
         try write { db in
             if let existing = try Self.subscription(db, syntax: syntax, normalized: normalized) {
                 return (existing, false)
+            }
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM subscriptions") ?? 0
+            if count >= limits.maximumSubscriptions {
+                throw StoreError(
+                    .limitReached,
+                    "the store holds \(count) subscriptions, the most allowed (\(limits.maximumSubscriptions)); "
+                        + "delete one it no longer needs")
+            }
+            let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM subscription_members") ?? 0
+            if rows + members.count > limits.maximumRowsInTotal {
+                throw StoreError(
+                    .limitReached,
+                    "the store's subscriptions follow \(rows) rows; this one would add \(members.count), past the "
+                        + "\(limits.maximumRowsInTotal) allowed in all: subscribe to a narrower query, or delete one")
             }
             let id = UUID().uuidString.lowercased()
             try db.execute(

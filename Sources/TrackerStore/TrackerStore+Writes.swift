@@ -62,6 +62,15 @@ enum Validation {
         if author.utf8.count > Message.maximumAuthorBytes {
             throw StoreError(.invalidInput, "the author's name is over \(Message.maximumAuthorBytes) bytes; shorten it")
         }
+        // A name is shown on one line everywhere (search, messages, the pages): it holds no line break, no escape
+        // sequence, nothing that reorders the text after it. (Spaces around it are trimmed when it is stored.)
+        let name = author.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let control = name.unicodeScalars.first(where: { VisibleText.isControl($0) }) {
+            throw StoreError(
+                .invalidInput,
+                "the author's name holds the control character \(VisibleText.escaped(String(control))); "
+                    + "give a name of printable characters")
+        }
     }
 
     static func text(_ text: String, field: String) throws(StoreError) {

@@ -22,24 +22,29 @@ public final class TrackerStore: Sendable {
     let pool: any DatabaseWriter
     /// The reads every search makes, on connections of their own (``SearchReads``).
     let searchReads: SearchReads
+    /// How the store's connections wait for another process's lock.
+    let busyWait: BusyWait
 
     /// `location`: where SQLite opened the store (`path`, or the `file:` URI of an immutable open).
     private init(
-        path: String, pool: any DatabaseWriter, uuid: String, isReadOnly: Bool = false, location: String? = nil
+        path: String, pool: any DatabaseWriter, uuid: String, busyWait: BusyWait, isReadOnly: Bool = false,
+        location: String? = nil
     ) {
         self.path = path
         self.pool = pool
+        self.busyWait = busyWait
         self.uuid = uuid
         self.isReadOnly = isReadOnly
         searchReads = SearchReads(location: location ?? path, isURI: location != nil)
     }
 
-    /// How long a writer waits for another before failing with ``StoreError/Code-swift.struct/busy``.
+    /// How long a statement waits for another process's lock before failing with
+    /// ``StoreError/Code-swift.struct/busy``.
     public static let busyTimeout: TimeInterval = 10
 
-    private static func configuration(readOnly: Bool = false) -> Configuration {
+    private static func configuration(readOnly: Bool = false, busyWait: BusyWait) -> Configuration {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = .callback { tries in busyWait.retry(after: tries) }
         configuration.foreignKeysEnabled = true
         configuration.readonly = readOnly
         configuration.label = "TrackerStore"
@@ -66,13 +71,14 @@ public final class TrackerStore: Sendable {
             }
         }
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration())
+            let busyWait = BusyWait()
+            let pool = try DatabasePool(path: path, configuration: configuration(busyWait: busyWait))
             try Schema.migrator.migrate(pool)
             let uuid = UUID().uuidString.lowercased()
             try pool.write { db in
                 try db.execute(sql: "INSERT INTO store_info (uuid) VALUES (?)", arguments: [uuid])
             }
-            return TrackerStore(path: path, pool: pool, uuid: uuid)
+            return TrackerStore(path: path, pool: pool, uuid: uuid, busyWait: busyWait)
         } catch {
             throw StoreError.wrap(error, path: path)
         }
@@ -117,12 +123,21 @@ public final class TrackerStore: Sendable {
         }
         if readOnly || !StoreFile.isWritable(path) { return try openReadOnly(at: path) }
         // Any failure here (a migration to apply first) is left to the opening for writing, which reports it.
-        if forReading, let store = try? openReadOnly(at: path, current: true) { return store }
+        if forReading {
+            do {
+                return try openReadOnly(at: path, current: true)
+            } catch where error.code == .busy {
+                throw error  // opening it for writing would wait for the same lock a second time
+            } catch {
+                // A migration to apply (or anything else): the opening for writing below applies or reports it.
+            }
+        }
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration())
+            let busyWait = BusyWait()
+            let pool = try DatabasePool(path: path, configuration: configuration(busyWait: busyWait))
             let uuid = try identify(pool, path: path, readOnly: false)
             try Schema.migrator.migrate(pool)
-            return TrackerStore(path: path, pool: pool, uuid: uuid)
+            return TrackerStore(path: path, pool: pool, uuid: uuid, busyWait: busyWait)
         } catch {
             throw StoreError.wrap(error, path: path)
         }
@@ -134,8 +149,9 @@ public final class TrackerStore: Sendable {
     /// what the other writes.
     public func readOnlyHandle() throws(StoreError) -> TrackerStore {
         do {
-            let pool = try DatabasePool(path: path, configuration: Self.configuration(readOnly: true))
-            return TrackerStore(path: path, pool: pool, uuid: uuid, isReadOnly: true)
+            let configuration = Self.configuration(readOnly: true, busyWait: busyWait)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            return TrackerStore(path: path, pool: pool, uuid: uuid, busyWait: busyWait, isReadOnly: true)
         } catch {
             throw StoreError.wrap(error, path: path)
         }
@@ -149,16 +165,19 @@ public final class TrackerStore: Sendable {
         do {
             var queue: DatabaseQueue
             var location: String?  // the immutable URI, when the file is opened as one
+            let busyWait = BusyWait()
             do {
-                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true))
+                queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true, busyWait: busyWait))
                 _ = try queue.read { db in try db.tableExists("store_info") }
             } catch let error as DatabaseError where !current && StoreFile.needsImmutableOpen(error) {
                 let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)
                 location = uri + "?immutable=1"
-                queue = try DatabaseQueue(path: uri + "?immutable=1", configuration: configuration(readOnly: true))
+                queue = try DatabaseQueue(
+                    path: uri + "?immutable=1", configuration: configuration(readOnly: true, busyWait: busyWait))
             }
             let uuid = try identify(queue, path: path, readOnly: true, current: current)
-            return TrackerStore(path: path, pool: queue, uuid: uuid, isReadOnly: true, location: location)
+            return TrackerStore(
+                path: path, pool: queue, uuid: uuid, busyWait: busyWait, isReadOnly: true, location: location)
         } catch {
             throw StoreError.wrap(error, path: path)
         }
@@ -193,6 +212,13 @@ public final class TrackerStore: Sendable {
             throw StoreError(.notAStore, "\(path) is an SQLite database but not a Spotlite store")
         }
         return uuid
+    }
+
+    /// Runs `body` with the store's waits for another process's lock ending `seconds` from now at the latest
+    /// (``busyTimeout`` still bounds each wait): what a search across stores gives each store, so that a locked
+    /// store costs it that bound once, not once per read.
+    public func withBusyDeadline<T>(_ seconds: Double, _ body: () throws -> T) rethrows -> T {
+        try busyWait.withDeadline(seconds, body)
     }
 
     /// Runs `body` in one read transaction (a consistent snapshot).
@@ -280,7 +306,9 @@ extension StoreError {
                 return StoreError(.notAStore, "\(path) is not a Spotlite store (not an SQLite database)", cause: error)
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 return StoreError(
-                    .busy, "the store \(path) stayed locked by another writer for \(Int(TrackerStore.busyTimeout)) s; try again",
+                    .busy,
+                    "the store \(path) stayed locked by another process for \(Int(TrackerStore.busyTimeout)) s; "
+                        + "try again",
                     cause: error)
             case .SQLITE_CORRUPT:
                 return StoreError(.notAStore, "\(path) is damaged (SQLite reports corruption)", cause: error)

@@ -52,8 +52,8 @@ import TestSupport
         #expect(marker.contains("store \(uuid)\n"))
         #expect(marker.hasPrefix("# A Spotlite search index"))
 
-        // A generation-like directory holding someone's file, and a link named like a generation, are kept; a
-        // leftover generation of Xapian files goes.
+        // Directories named like generations that Spotlite did not make are kept, whatever they hold: someone's
+        // file, Xapian's files planted or copied there, a link, one marked as another index's.
         let foreign = cli.indexPath + "/db-7"
         try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: false)
         try Data("mine".utf8).write(to: URL(fileURLWithPath: foreign + "/notes.txt"))
@@ -61,19 +61,57 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: false)
         try Data("x".utf8).write(to: URL(fileURLWithPath: outside + "/postlist.glass"))
         try FileManager.default.createSymbolicLink(atPath: cli.indexPath + "/db-8", withDestinationPath: outside)
-        let leftover = cli.indexPath + "/db-5.shard-0"
-        try FileManager.default.createDirectory(atPath: leftover, withIntermediateDirectories: false)
-        for name in ["iamglass", "postlist.glass", "flintlock"] {
-            try Data().write(to: URL(fileURLWithPath: leftover + "/" + name))
+        func generation(_ name: String, files: [String], marker: String? = nil) throws {
+            let path = cli.indexPath + "/" + name
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            for file in files { try Data("x".utf8).write(to: URL(fileURLWithPath: path + "/" + file)) }
+            if let marker { try Data(marker.utf8).write(to: URL(fileURLWithPath: path + "/spotlite-generation")) }
         }
+        try generation("db-9", files: ["postlist.glass"])
+        try generation("db-10.shard-1", files: ["iamglass"])
+        let another = "index 11111111-2222-4333-8444-555555555555\n"
+        try generation("db-4", files: ["iamglass", "postlist.glass"], marker: another)
+        // A generation this index made and a kill left behind (its marker names the index's id): it goes.
+        let idLine = marker.split(separator: "\n").first { $0.hasPrefix("id ") }
+        let id = try #require(idLine.map { String($0.dropFirst(3)) })
+        #expect(UUID(uuidString: id) != nil)
+        try generation("db-5.shard-0", files: ["iamglass", "postlist.glass", "flintlock"], marker: "index \(id)\n")
+        let current = try #require(try String(contentsOfFile: cli.indexPath + "/XAPIANDB", encoding: .utf8)
+            .split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(try String(contentsOfFile: cli.indexPath + "/\(current)/spotlite-generation", encoding: .utf8)
+            .contains("index \(id)\n"))
 
         #expect(cli("index", "--rebuild").status == 0)
         let names = try FileManager.default.contentsOfDirectory(atPath: cli.indexPath)
-        #expect(!names.contains("db-5.shard-0"))
-        #expect(names.contains("db-7") && names.contains("db-8"))
+        #expect(!names.contains("db-5.shard-0") && !names.contains(current), "\(names)")
+        for kept in ["db-4", "db-7", "db-8", "db-9", "db-10.shard-1"] {
+            #expect(names.contains(kept), "\(kept): \(names)")
+        }
+        #expect(FileManager.default.fileExists(atPath: cli.indexPath + "/db-9/postlist.glass"))
+        #expect(FileManager.default.fileExists(atPath: cli.indexPath + "/db-10.shard-1/iamglass"))
         #expect(try String(contentsOfFile: foreign + "/notes.txt", encoding: .utf8) == "mine")
         #expect(FileManager.default.fileExists(atPath: outside + "/postlist.glass"))
         #expect(cli("search", "tap", "--format", "ids").status == 0)
+    }
+
+    /// An index made before generations were marked: its marker gains an id, its current generation (the one its
+    /// stub names) is marked as its, and is removed by the next rebuild like any of its own.
+    @Test func anIndexMarkedBeforeIDsAdoptsItsCurrentGeneration() throws {
+        let cli = CLI.withSamples()
+        let markerPath = cli.indexPath + "/spotlite-index"
+        let old = try String(contentsOfFile: markerPath, encoding: .utf8).split(separator: "\n")
+            .filter { !$0.hasPrefix("id ") }.joined(separator: "\n") + "\n"
+        try Data(old.utf8).write(to: URL(fileURLWithPath: markerPath))
+        let current = try #require(try String(contentsOfFile: cli.indexPath + "/XAPIANDB", encoding: .utf8)
+            .split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        try FileManager.default.removeItem(atPath: cli.indexPath + "/\(current)/spotlite-generation")
+        #expect(cli("add", "item", "--project", "Garden", "Adopted generation").status == 0)
+        #expect(cli("index").status == 0)
+        let marker = try String(contentsOfFile: markerPath, encoding: .utf8)
+        #expect(marker.contains("\nid "), "\(marker)")
+        #expect(FileManager.default.fileExists(atPath: cli.indexPath + "/\(current)/spotlite-generation"))
+        #expect(cli("index", "--rebuild").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: cli.indexPath + "/\(current)"))
     }
 
     @Test func anIndexMadeBeforeMarkersIsAdopted() throws {
