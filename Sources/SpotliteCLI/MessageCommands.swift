@@ -89,8 +89,8 @@ struct MessagesCommand: ParsableCommand {
             case .json: break
             case .text:
                 if number > 0 { Output.line("") }
-                let author = message.author.isEmpty ? "(no author)" : message.author
-                Output.line("\(author) · \(message.createdAt) · \(uri)")
+                let author = message.author.isEmpty ? "(no author)" : VisibleText.escaped(message.author)
+                Output.line("\(author) · \(VisibleText.escaped(message.createdAt)) · \(uri)")
                 for line in message.text.split(separator: "\n", omittingEmptySubsequences: false) {
                     Output.line("  " + line)
                 }

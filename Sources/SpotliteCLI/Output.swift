@@ -1,5 +1,6 @@
 import Foundation
 import Indexer
+import TrackerStore
 
 #if canImport(Glibc)
 import Glibc
@@ -47,8 +48,18 @@ enum Output {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    /// A line on stdout.
+    /// A line on stdout. Control characters in it (``VisibleText``) are written as visible escapes, newlines and
+    /// tabs aside: text from the store never reaches the terminal as a control sequence, whichever printer forgot to
+    /// escape it. Printers escape the one-line fields they show (a title in a column) themselves.
     static func line(_ text: String) {
+        raw(VisibleText.escaped(text, keepingLineBreaks: true))
+        buffer.append(0x0A)
+        if buffer.count >= bufferLimit { flush() }
+    }
+
+    /// A line on stdout with the terminal's own styles (``Terminal/bold(_:)``): the caller has made every part of it
+    /// that it did not write itself visible (``VisibleText/escaped(_:keepingLineBreaks:)``).
+    static func styledLine(_ text: String) {
         raw(text)
         buffer.append(0x0A)
         if buffer.count >= bufferLimit { flush() }
@@ -57,7 +68,7 @@ enum Output {
     /// A record on stdout, ended by a newline or, for `xargs -0`, a NUL byte.
     static func record(_ text: String, nullTerminated: Bool) {
         if nullTerminated {
-            raw(text)
+            raw(VisibleText.escaped(text, keepingLineBreaks: true))
             buffer.append(0)
             if buffer.count >= bufferLimit { flush() }
         } else {
@@ -104,10 +115,11 @@ enum Output {
             + "(`spotlite watch` keeps it current)")
     }
 
-    /// A line on stderr (warnings, notes, errors). Stdout is written first, so the two interleave as printed.
+    /// A line on stderr (warnings, notes, errors). Stdout is written first, so the two interleave as printed. It is
+    /// one line whatever it quotes: control characters, line breaks among them, are written as visible escapes.
     static func note(_ text: String) {
         flush()
-        let bytes = Array((text + "\n").utf8)
+        let bytes = Array((VisibleText.escaped(text) + "\n").utf8)
         _ = writeAll(STDERR_FILENO, bytes[...])
     }
 

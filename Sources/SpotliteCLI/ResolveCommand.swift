@@ -95,50 +95,52 @@ struct ResolveCommand: ParsableCommand {
     static let priorityNames = [1: "low", 2: "medium", 3: "high"]
 
     static func text(_ entity: StoreEntity, uri: TrackerURI, store: (store: String, alsoIn: [String])? = nil) -> String {
+        // One-line fields show line breaks as escapes too; the detail and a message's text keep theirs.
+        let line = { (text: String) in VisibleText.escaped(text) }
         var lines: [String] = []
         switch entity {
         case .item(let item, let project):
             let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)
             lines = [
-                item.title,
+                line(item.title),
                 "  uri:       \(uri)",
                 "  kind:      item",
-                "  project:   \(project.title) (\(projectURI))",
+                "  project:   \(line(project.title)) (\(projectURI))",
                 "  priority:  \(item.priority) (\(Self.priorityNames[item.priority] ?? "?"))",
                 "  status:    \(item.isCompleted ? "completed" : "open")",
-                "  created:   \(item.createdAt)",
-                "  modified:  \(item.modifiedAt)",
+                "  created:   \(line(item.createdAt))",
+                "  modified:  \(line(item.modifiedAt))",
             ]
             if let store { lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3) }
             if !item.detail.isEmpty { lines += ["", item.detail] }
         case .message(let message, let project, let item):
             let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)
             lines = [
-                entity.title,
+                line(entity.title),
                 "  uri:       \(uri)",
                 "  kind:      message",
-                "  author:    \(message.author.isEmpty ? "(none)" : message.author)",
+                "  author:    \(message.author.isEmpty ? "(none)" : line(message.author))",
             ]
             if let item {
                 let itemURI = TrackerURI(storeID: uri.storeID, kind: .item, entityID: item.id)
-                lines.append("  item:      \(item.title) (\(itemURI))")
+                lines.append("  item:      \(line(item.title)) (\(itemURI))")
             }
             lines += [
-                "  project:   \(project.title) (\(projectURI))",
-                "  created:   \(message.createdAt)",
-                "  modified:  \(message.modifiedAt)",
+                "  project:   \(line(project.title)) (\(projectURI))",
+                "  created:   \(line(message.createdAt))",
+                "  modified:  \(line(message.modifiedAt))",
                 "",
                 message.text,
             ]
             if let store { lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3) }
         case .project(let project):
             lines = [
-                project.title,
+                line(project.title),
                 "  uri:       \(uri)",
                 "  kind:      project",
                 "  status:    \(project.isClosed ? "closed" : "open")",
-                "  created:   \(project.createdAt)",
-                "  modified:  \(project.modifiedAt)",
+                "  created:   \(line(project.createdAt))",
+                "  modified:  \(line(project.modifiedAt))",
             ]
             if let store { lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3) }
             if !project.detail.isEmpty { lines += ["", project.detail] }

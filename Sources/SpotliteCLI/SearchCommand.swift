@@ -32,6 +32,15 @@ struct SearchCommand: ParsableCommand {
         help: "The query (several arguments are joined with spaces; -is:completed and -word need no quoting).")
     var query: [String] = []
 
+    /// The words after `--` (``Spotlite/expandingShortOptions(_:)`` puts them here): the end of the query.
+    @Option(name: .customLong("query-after-options"), help: .hidden)
+    var queryAfterOptions: String?
+
+    static let queryAfterOptions = "--query-after-options"
+
+    /// The query: its arguments, then those after `--`.
+    var queryText: String { (query + (queryAfterOptions.map { [$0] } ?? [])).joined(separator: " ") }
+
     @Option(help: "text, json, jsonl (one hit a line) or ids (one URI a line).")
     var format: OutputFormat = .text
 
@@ -84,9 +93,10 @@ struct SearchCommand: ParsableCommand {
             throw ValidationError(
                 "unknown option '\(option)' (to exclude a one-letter word, write NOT \(option.dropFirst()))")
         }
-        if query.isEmpty { throw ValidationError("give a query, e.g. spotlite search leaking tap") }
-        if limit < 1 { throw ValidationError("--limit must be at least 1") }
-        if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        if queryText.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("give a query, e.g. spotlite search leaking tap")
+        }
+        if let problem = SearchRequest.pageProblem(offset: offset, limit: limit) { throw ValidationError(problem) }
         if stores != nil && options.index != nil {
             throw ValidationError("--index names one store's index; with --stores each store's index is in its default place")
         }
@@ -116,7 +126,7 @@ struct SearchCommand: ParsableCommand {
         search.correct = correct
         search.onLargeBacklog = Output.largeBacklogNote
         search.snippets = format == .text || format == .json || format == .jsonl
-        let text = query.joined(separator: " ")
+        let text = queryText
         let outcome = try running {
             if let stores {
                 let entries = try StoreCatalog.load().select(stores, defaultStore: options.storePath)
@@ -206,7 +216,7 @@ struct SearchTextPrinter {
 
     func print(_ outcome: SearchOutcome) {
         if outcome.hits.isEmpty && outcome.total == 0 {
-            Output.line("no matches for \(outcome.query)")
+            Output.line("no matches for \(VisibleText.escaped(outcome.query))")
         } else if outcome.hits.isEmpty {
             Output.line(String(SearchCommand.totalLine(outcome).dropFirst("spotlite: ".count)))
         }
@@ -219,18 +229,17 @@ struct SearchTextPrinter {
             let number = String(outcome.offset + index + 1)
             let indent = String(repeating: " ", count: numberWidth + 2)
             let (title, meta) = Self.columns(hit.entity)
-            Output.line(
+            Output.styledLine(
                 String(repeating: " ", count: numberWidth - number.count) + number + "  "
                     + terminal.bold(title.fitted(to: titleWidth)) + " " + terminal.dim(meta.fitted(to: metaWidth))
                     .trimmingTrailingSpaces())
             if let snippet = hit.snippet {
                 let flat = snippet.marked.split(whereSeparator: \.isNewline).joined(separator: " ")
-                let shown = Snippet(marked: flat).highlighted(start: terminal.highlight.start, end: terminal.highlight.end)
-                Output.line(indent + shown)
+                Output.styledLine(indent + Self.visible(Snippet(marked: flat), highlight: terminal.highlight))
             }
             let likeness = hit.likeness.map { "  likeness " + Self.likenessText($0) } ?? ""
             let store = hit.store.map { "  [\(([$0] + hit.alsoIn).joined(separator: ", "))]" } ?? ""
-            Output.line(indent + terminal.dim(hit.uri.description) + store + likeness)
+            Output.styledLine(indent + terminal.dim(hit.uri.description) + VisibleText.escaped(store + likeness))
         }
         for line in SearchCommand.facetLines(outcome) { Output.line(line) }
         if !outcome.hits.isEmpty {
@@ -243,16 +252,43 @@ struct SearchTextPrinter {
         String(format: "%.2f", likeness)
     }
 
-    /// The title, and project · priority · status · created.
+    /// A snippet's text made visible (``VisibleText``), each matched word between the terminal's highlight codes.
+    static func visible(_ snippet: Snippet, highlight: (start: String, end: String)) -> String {
+        var out = ""
+        var run = String.UnicodeScalarView()
+        for scalar in snippet.marked.unicodeScalars {
+            let mark =
+                scalar == Snippet.markStartScalar
+                ? highlight.start : scalar == Snippet.markEndScalar ? highlight.end : nil
+            guard let mark else {
+                run.append(scalar)
+                continue
+            }
+            out += VisibleText.escaped(String(run)) + mark
+            run = String.UnicodeScalarView()
+        }
+        return out + VisibleText.escaped(String(run))
+    }
+
+    /// The title, and project · priority · status · created, their control characters made visible
+    /// (``VisibleText``) before they are fitted to their columns.
     static func columns(_ entity: StoreEntity) -> (String, String) {
+        let visible = { (text: String) in VisibleText.escaped(text) }
         switch entity {
         case .item(let item, let project):
             let status = item.isCompleted ? "done" : "open"
-            return (item.title, "\(project.title.fitted(to: 16)) P\(item.priority) \(status) \(item.createdAt.prefix(10))")
+            let created = visible(item.createdAt).prefix(10)
+            let meta = "\(visible(project.title).fitted(to: 16)) P\(item.priority) \(status) \(created)"
+            return (visible(item.title), meta)
         case .project(let project):
-            return (project.title, "\("project".fitted(to: 16)) \((project.isClosed ? "closed" : "open").fitted(to: 7)) \(project.createdAt.prefix(10))")
+            let status = (project.isClosed ? "closed" : "open").fitted(to: 7)
+            let created = visible(project.createdAt).prefix(10)
+            return (visible(project.title), "\("project".fitted(to: 16)) \(status) \(created)")
         case .message(let message, let project, _):
-            return (entity.title, "\(project.title.fitted(to: 16)) \("message".fitted(to: 7)) \(message.createdAt.prefix(10))")
+            let created = visible(message.createdAt).prefix(10)
+            return (
+                visible(entity.title), "\(visible(project.title).fitted(to: 16)) \("message".fitted(to: 7)) \(created)"
+            )
         }
     }
 }

@@ -35,8 +35,7 @@ struct SimilarCommand: ParsableCommand {
     var null = false
 
     func validate() throws {
-        if limit < 1 { throw ValidationError("--limit must be at least 1") }
-        if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        if let problem = SearchRequest.pageProblem(offset: offset, limit: limit) { throw ValidationError(problem) }
     }
 
     func run() throws {

@@ -93,14 +93,16 @@ public struct Spotlite: ParsableCommand {
     }
 
     /// `search`'s short options in their long form: its query takes every argument the parser does not recognise
-    /// (so `-word` needs no quoting), and swift-argument-parser then leaves short options to the query.
+    /// (so `-word` needs no quoting), and swift-argument-parser then leaves short options to the query. Everything
+    /// after `--` is the query, options or not: it goes to the parser as the one value of the hidden
+    /// `--query-after-options=…`, which no option parsing looks into.
     static func expandingShortOptions(_ arguments: ArraySlice<String>) -> ArraySlice<String> {
         var result: [String] = []
-        var terminated = false
-        for argument in arguments {
-            if terminated || argument == "--" {
-                terminated = true
-                result.append(argument)
+        for (index, argument) in zip(arguments.indices, arguments) {
+            if argument == "--" {
+                let rest = arguments[(index + 1)...]
+                if !rest.isEmpty { result.append(SearchCommand.queryAfterOptions + "=" + rest.joined(separator: " ")) }
+                break
             } else if argument == "-n" {
                 result.append("--limit")
             } else if argument.hasPrefix("-n"), argument.count > 2, argument.dropFirst(2).allSatisfy(\.isNumber) {

@@ -88,9 +88,11 @@ struct StoreCatalog {
                 throw CLIError("\(path) names the store '\(entry.name)' twice; remove one", status: .usage)
             }
         }
+        // A relative path in the file is relative to the file, wherever the command runs.
+        let directory = (path as NSString).deletingLastPathComponent
         catalog.entries = catalog.entries.map { entry in
             var entry = entry
-            entry.path = Self.absolute(entry.path)
+            entry.path = Self.absolute(entry.path, relativeTo: directory)
             return entry
         }
         return catalog
@@ -122,15 +124,18 @@ struct StoreCatalog {
     static func nameProblem(_ name: String) -> String? {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
         if name.isEmpty || name.count > 64 || !name.allSatisfy(allowed.contains) || name.hasPrefix("-") {
-            return "store name '\(name)' must be 1–64 letters, digits, '-', '_' or '.', not starting with '-'"
+            return "store name '\(VisibleText.escaped(name))' must be 1–64 letters, digits, '-', '_' or '.', "
+                + "not starting with '-'"
         }
         if name == defaultName || name == "all" { return "'\(name)' is reserved; choose another store name" }
         return nil
     }
 
-    static func absolute(_ path: String) -> String {
+    /// `path` made absolute: `~` expanded, a relative path taken from `directory` (the current one by default).
+    static func absolute(_ path: String, relativeTo directory: String? = nil) -> String {
         let expanded = (path as NSString).expandingTildeInPath
-        let full = expanded.hasPrefix("/") ? expanded : FileManager.default.currentDirectoryPath + "/" + expanded
+        let base = directory ?? FileManager.default.currentDirectoryPath
+        let full = expanded.hasPrefix("/") ? expanded : base + "/" + expanded
         return (full as NSString).standardizingPath
     }
 

@@ -71,7 +71,10 @@ struct StoresListCommand: ParsableCommand {
         }
         // The UUID of each store that opens, and why not for those that do not.
         let states: [(uuid: String?, problem: String?)] = rows.map { row in
-            guard FileManager.default.fileExists(atPath: row.path) else { return (nil, "missing") }
+            // Nothing at all there is "missing"; anything else (a loop of symbolic links, a link to nothing, a file
+            // that cannot be read) is named by the error opening it gives.
+            var status = stat()
+            guard lstat(row.path, &status) == 0 || errno != ENOENT else { return (nil, "missing") }
             do {
                 return (try TrackerStore.open(at: row.path, readOnly: true).uuid, nil)
             } catch {

@@ -70,4 +70,27 @@ import TestSupport
         #expect(cli("search", "tap", "--limit", "0").status == 2)
         #expect(cli("search", "tap", "--format", "xml").status == 2)
     }
+
+    /// Everything after `--` is the query, options or not; a page far past any index is refused with a sentence,
+    /// never an overflow (`--offset 9223372036854775807` died by SIGILL).
+    @Test func theQueryAfterDashesAndPagesPastAnyIndex() {
+        let cli = CLI.withSamples()
+        let spotlight = cli("search", "--spotlight", "--format", "ids", "--", #"title == "leaking*""#)
+        #expect(spotlight.status == 0 && spotlight.stdoutLines.count == 2, "\(spotlight.stderr)")
+        // `--limit 1` after `--` is words of the query, not the option.
+        let words = cli("search", "--format", "ids", "--", "tap", "--limit", "1")
+        #expect(words.status == 1 && words.stderr.contains("no matches"), "\(words.stdout)\(words.stderr)")
+        #expect(cli("search", "--format", "ids", "--", "-is:completed", "tap").stdoutLines.count == 2)
+        for offset in ["9223372036854775807", "1000001", "-1"] {
+            let result = cli("search", "tap", "--offset=\(offset)")
+            #expect(result.status == 2, "\(offset): \(result.stderr)")
+            #expect(result.stderr.contains("--offset must be a whole number from 0 to 1000000"), "\(result.stderr)")
+        }
+        #expect(cli("search", "tap", "--limit", "9223372036854775807").status == 2)
+        let uri = cli("search", "tap", "--format", "ids").stdoutLines.first ?? ""
+        #expect(cli("similar", uri, "--offset", "9223372036854775807").status == 2)
+        // A field with nothing after it is refused as its empty value is, not searched as a word.
+        let author = cli("search", "author:")
+        #expect(author.status == 2 && author.stderr.contains("author: needs a name"), "\(author.stderr)")
+    }
 }
