@@ -9,7 +9,7 @@ MAN_PAGE = .build/plugins/GenerateManual/outputs/spotlite/spotlite.1
 # Seconds each fuzz target runs in `make fuzz`.
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps test-deps build run test man install install-man install-desktop openapi api-check bench bench-short bench-serve relevance \
+.PHONY: deps test-deps build run test man install install-man install-desktop resources api-check bench bench-short bench-serve relevance \
 	relevance-check fuzz clean
 
 deps:
@@ -57,9 +57,10 @@ API_CHECK_FLAGS ?= --phases coverage,fuzzing --max-examples 30
 api-check:
 	scripts/api-check.sh .build/debug/spotlite $(API_CHECK_FLAGS)
 
-# The server's OpenAPI description is Sources/SpotliteServer/Resources/openapi.json; this embeds it in the binary.
-openapi:
-	scripts/embed-openapi.sh
+# The server's files (Sources/SpotliteServer/Resources: the OpenAPI description, the page's script and style) are
+# built into the binary; this embeds them again after one is edited.
+resources:
+	scripts/embed-resources.sh
 
 install-man:
 	install -D -m 0644 $(MAN_PAGE) $(PREFIX)/share/man/man1/spotlite.1

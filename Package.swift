@@ -28,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+        // NIO itself, which Hummingbird runs on: the server's connection deadlines are a channel handler.
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras", exact: "1.35.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
@@ -60,12 +63,15 @@ let package = Package(
             dependencies: [
                 "Indexer", "SpotliteJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            exclude: ["Resources"]  // openapi.json, embedded in OpenAPISpec.swift (scripts/embed-openapi.sh)
+            exclude: ["Resources"]  // embedded in EmbeddedResources.swift (scripts/embed-resources.sh)
         ),
         .target(
             name: "SpotliteCLI",
@@ -103,6 +109,13 @@ let package = Package(
         .testTarget(
             name: "IndexerTests",
             dependencies: ["Indexer", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The server's checks and escaping, in-process.
+        .testTarget(
+            name: "SpotliteServerTests",
+            dependencies: [
+                "SpotliteServer", "TrackerStore", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         // End-to-end: drives the real `spotlite` binary (built as a dependency) and the sqlite3 shell.
         .testTarget(

@@ -3,6 +3,7 @@ import Foundation
 import Indexer
 import Logging
 import SpotliteServer
+import TrackerStore
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,6 +38,31 @@ struct ServeCommand: ParsableCommand {
         "Seconds a search may take: matching stops then and the request is answered 503.", valueName: "seconds"))
     var searchTimeLimit = ServerOptions().searchTimeLimit
 
+    @Option(help: ArgumentHelp(
+        "A host name requests may be sent to besides this machine's addresses, localhost and the --listen name "
+            + "(e.g. the name a reverse proxy forwards); repeat for more. Requests naming any other host are refused "
+            + "(421), so that no page of another site can reach the store through a rebound name.",
+        valueName: "name"))
+    var allowHost: [String] = []
+
+    @Option(help: ArgumentHelp("Subscriptions the store may hold; making one more is refused (409).", valueName: "n"))
+    var maxSubscriptions = SubscriptionLimits().maximumSubscriptions
+
+    @Option(help: ArgumentHelp("Rows one subscription may follow: a query matching more is refused.", valueName: "n"))
+    var maxSubscriptionRows = SubscriptionLimits().maximumRows
+
+    @Option(help: ArgumentHelp("Rows all the store's subscriptions may follow together.", valueName: "n"))
+    var maxSubscriptionRowsTotal = SubscriptionLimits().maximumRowsInTotal
+
+    @Option(help: ArgumentHelp(
+        "Seconds a connection may take to send a request's headers (from opening, or from its last answer) before "
+            + "it is closed.", valueName: "seconds"))
+    var headerTimeout = ServerOptions().headerTimeout
+
+    @Option(help: ArgumentHelp(
+        "Seconds a request's body may take to arrive whole before its connection is closed.", valueName: "seconds"))
+    var bodyTimeout = ServerOptions().bodyTimeout
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
@@ -53,6 +79,19 @@ struct ServeCommand: ParsableCommand {
         if !(searchTimeLimit > 0 && searchTimeLimit <= 3600) {
             throw ValidationError("--search-time-limit takes seconds above 0 and at most 3600")
         }
+        for (name, value) in [("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout)]
+        where !(value > 0 && value <= 3600) {
+            throw ValidationError("\(name) takes seconds above 0 and at most 3600")
+        }
+        for (name, value) in [
+            ("--max-subscriptions", maxSubscriptions), ("--max-subscription-rows", maxSubscriptionRows),
+            ("--max-subscription-rows-total", maxSubscriptionRowsTotal),
+        ] where !(1...100_000_000).contains(value) {
+            throw ValidationError("\(name) takes a whole number from 1 to 100000000")
+        }
+        for name in allowHost where !ServerOptions.isHostName(name) {
+            throw ValidationError("--allow-host takes a host name such as tracker.example.com, not '\(name)'")
+        }
     }
 
     func serverOptions() throws -> ServerOptions {
@@ -64,6 +103,12 @@ struct ServeCommand: ParsableCommand {
         server.corsOrigin = cors
         server.maximumEventStreams = maxEventStreams
         server.searchTimeLimit = searchTimeLimit
+        server.allowedHosts = allowHost
+        server.headerTimeout = headerTimeout
+        server.bodyTimeout = bodyTimeout
+        server.subscriptionLimits.maximumSubscriptions = maxSubscriptions
+        server.subscriptionLimits.maximumRows = maxSubscriptionRows
+        server.subscriptionLimits.maximumRowsInTotal = maxSubscriptionRowsTotal
         if let stores {
             server.stores = StoreCatalog.storeSet(try StoreCatalog.load().select(stores, defaultStore: options.storePath)).members
         }

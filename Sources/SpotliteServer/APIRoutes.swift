@@ -11,13 +11,14 @@ struct APIRoutes: Sendable {
     let backend: Backend
     let options: ServerOptions
     let streams: EventStreams
+    let sessions: BrowserSessions
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<ServerContext>) {
         router.get("/healthz") { _, _ in Self.json(.object([("status", .string("ok"))])) }
         router.get("/openapi.json") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPISpec.text)))
+                body: ResponseBody(byteBuffer: ByteBuffer(string: EmbeddedResources.openAPI)))
         }
         router.get("/v1/search") { request, _ in try await search(request) }
         router.get("/v1/items/:uuid") { _, context in try await entity(.item, context) }
@@ -50,7 +51,18 @@ struct APIRoutes: Sendable {
             return Response(status: .noContent)
         }
         router.get("/v1/subscriptions/:id/events") { request, context in
-            try await streams.response(for: try context.parameters.require("id"), request: request)
+            try await streams.response(for: try context.parameters.require("id"), request: request, context: context)
+        }
+        router.post("/v1/session") { request, _ in try openSession(request) }
+        router.get("/v1/session") { request, _ in try session(request) }
+        router.delete("/v1/session") { request, _ in
+            let cookies = request.headers[.cookie]
+            if let id = BrowserSessions.sessionID(inCookies: cookies, authority: request.head.authority) {
+                sessions.close(id)
+            }
+            var response = Response(status: .noContent)
+            response.headers[.setCookie] = Self.cookie(authority: request.head.authority, value: "", maxAge: 0)
+            return response
         }
     }
 
@@ -85,6 +97,11 @@ struct APIRoutes: Sendable {
         }
         let known = options.stores.map(\.name)
         let names = selection == "all" ? known : selection.split(separator: ",").map(String.init)
+        if names.isEmpty {
+            throw Problem(
+                .badRequest, "stores= takes all or store names separated by commas (\(known.joined(separator: ", ")))",
+                code: .usage)
+        }
         for name in names where !known.contains(name) {
             throw Problem(.badRequest, "no store named '\(name)' here; this server searches \(known.joined(separator: ", "))", code: .usage)
         }
@@ -104,7 +121,7 @@ struct APIRoutes: Sendable {
         }
         var search = SearchOptions()
         search.request.limit = try integer(parameters, "limit", default: 20, in: 1...options.maximumLimit)
-        search.request.offset = try integer(parameters, "offset", default: 0, in: 0...1_000_000)
+        search.request.offset = try integer(parameters, "offset", default: 0, in: 0...SearchRequest.maximumOffset)
         if let sort = parameters["sort"] {
             guard let value = SearchSort(rawValue: sort) else {
                 throw Problem(
@@ -150,7 +167,7 @@ struct APIRoutes: Sendable {
 
     // MARK: - Rows
 
-    func entity(_ kind: TrackerURI.Kind, _ context: BasicRequestContext) async throws -> Response {
+    func entity(_ kind: TrackerURI.Kind, _ context: ServerContext) async throws -> Response {
         let (uri, entity) = try await backend.row(kind, context)
         return Self.json(EntityJSON.json(entity, uri: uri))
     }
@@ -158,10 +175,8 @@ struct APIRoutes: Sendable {
     /// `POST /v1/resolve` with `{"uris": ["tracker://…", …]}`: each URI's row, or what is wrong with it (as
     /// `spotlite resolve` reports on stderr), in order.
     func resolve(_ request: Request) async throws -> Response {
-        let body = try await Self.body(request, limit: options.maximumBodyBytes)
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-            let uris = object["uris"] as? [Any]
-        else {
+        let body = try await jsonObject(request, shape: "{\"uris\": [\"tracker://…\", …]}", fields: ["uris"])
+        guard case .array(let uris)? = body["uris"] else {
             throw Problem(.badRequest, "send {\"uris\": [\"tracker://…\", …]} as JSON", code: .usage)
         }
         if uris.count > options.maximumResolveURIs {
@@ -170,7 +185,7 @@ struct APIRoutes: Sendable {
                 code: .usage)
         }
         let texts = try uris.map { value -> String in
-            guard let text = value as? String else {
+            guard case .string(let text) = value else {
                 throw Problem(.badRequest, "every URI is a string: tracker://<store>/item/<uuid>", code: .usage)
             }
             return text
@@ -201,43 +216,125 @@ struct APIRoutes: Sendable {
     /// `POST /v1/subscriptions` with `{"query": "…", "spotlight": false}`: 201 with a new subscription, 200 with
     /// the one the same query already has.
     func subscribe(_ request: Request) async throws -> Response {
-        let body = try await Self.body(request, limit: options.maximumBodyBytes)
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-            let query = object["query"] as? String, !query.trimmingCharacters(in: .whitespaces).isEmpty
-        else {
-            throw Problem(.badRequest, "send {\"query\": \"leaking tap\"} as JSON", code: .usage)
+        let shape = "{\"query\": \"leaking tap\", \"spotlight\": false}"
+        let body = try await jsonObject(request, shape: shape, fields: ["query", "spotlight"])
+        guard case .string(let query)? = body["query"], !query.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw Problem(.badRequest, "send \(shape) as JSON: query is a non-empty string", code: .usage)
         }
-        let syntax: Subscription.Syntax = (object["spotlight"] as? Bool ?? false) ? .spotlight : .spotlite
-        let (subscription, created) = try await backend.run { try backend.writer.subscribe(query, syntax: syntax) }
+        var spotlight = false
+        switch body["spotlight"] {
+        case nil: break
+        case .bool(let flag)?: spotlight = flag
+        case let other?:
+            throw Problem(
+                .badRequest, "spotlight is true or false (a JSON boolean), not a \(Self.typeName(other))", code: .usage)
+        }
+        let syntax: Subscription.Syntax = spotlight ? .spotlight : .spotlite
+        let limits = options.subscriptionLimits
+        let (subscription, created): (Subscription, Bool)
+        do {
+            (subscription, created) = try await backend.run {
+                try backend.writer.subscribe(query, syntax: syntax, limits: limits)
+            }
+        } catch let error as IndexerError where error.storeError?.code == .limitReached {
+            throw Problem(.conflict, error.message, code: .usage)
+        }
         var response = Self.json(
             SubscriptionJSON.subscription(subscription, storeID: backend.storeID), status: created ? .created : .ok)
         response.headers[.location] = "/v1/subscriptions/\(subscription.id)"
         return response
     }
 
+    // MARK: - Browser sessions
+
+    /// `POST /v1/session` with the bearer token: a session cookie for the browser (``BrowserSessions``), and the
+    /// CSRF token its state-changing requests carry. 404 when the server has no token (nothing to exchange).
+    func openSession(_ request: Request) throws -> Response {
+        guard let token = options.token else {
+            throw Problem(.notFound, "this server needs no token, so it makes no sessions", code: .notFound)
+        }
+        guard ServerOptions.authorizes(request.headers[.authorization], token: token) else {
+            var problem = Problem(.unauthorized, "a session is made with the token: send Authorization: Bearer <token>")
+            problem.headers[.wwwAuthenticate] = "Bearer"
+            throw problem
+        }
+        let made = sessions.open()
+        var response = Self.json(.object([("csrf", .string(made.csrf))]), status: .created)
+        response.headers[.setCookie] = Self.cookie(
+            authority: request.head.authority, value: made.id, maxAge: Int(options.sessionIdleSeconds))
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// `GET /v1/session`: the CSRF token of the browser's session (`{"csrf": null}` when no token is needed).
+    func session(_ request: Request) throws -> Response {
+        guard options.token != nil else { return Self.json(.object([("csrf", .null)])) }
+        let cookies = request.headers[.cookie]
+        guard let id = BrowserSessions.sessionID(inCookies: cookies, authority: request.head.authority),
+            let csrf = sessions.csrf(of: id)
+        else {
+            throw Problem(.unauthorized, "no session: open the page as /#token=<token> to make one")
+        }
+        var response = Self.json(.object([("csrf", .string(csrf))]))
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// The session cookie: sent back only to this server's own pages and requests (`SameSite=Strict`), never
+    /// readable by a script (`HttpOnly`).
+    static func cookie(authority: String?, value: String, maxAge: Int) -> String {
+        BrowserSessions.cookieName(authority: authority)
+            + "=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+    }
+
     // MARK: - Helpers
+
+    /// The request's body as a JSON object holding no key but `fields`: the body was read whole (and checked to
+    /// be `application/json`) by the ``RequestGuard``.
+    func jsonObject(_ request: Request, shape: String, fields: Set<String>) async throws -> [String: JSONValue] {
+        guard RequestGuard.hasBody(request) else {
+            throw Problem(.badRequest, "send \(shape) as JSON, with Content-Type: application/json", code: .usage)
+        }
+        let buffer = try await request.body.collect(upTo: options.maximumBodyBytes)
+        let value: JSONValue
+        do {
+            value = try StrictJSON.parse(Array(buffer.readableBytesView))
+        } catch {
+            throw Problem(.badRequest, "the body is not JSON (\(error.text)); send \(shape)", code: .usage)
+        }
+        guard case .object(let object) = value else {
+            throw Problem(.badRequest, "send \(shape) as JSON: an object, not a \(Self.typeName(value))", code: .usage)
+        }
+        if let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
+            throw Problem(
+                .badRequest, "unknown field \(JSONLines.quote(String(unknown.prefix(60)))); send \(shape)",
+                code: .usage)
+        }
+        return object
+    }
+
+    static func typeName(_ value: JSONValue?) -> String {
+        switch value {
+        case nil, .null?: return "null"
+        case .bool?: return "boolean"
+        case .number?: return "number"
+        case .string?: return "string"
+        case .array?: return "array"
+        case .object?: return "object"
+        }
+    }
 
     static func json(_ value: JSON, status: HTTPResponse.Status = .ok) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: value.text + "\n")))
     }
-
-    /// The request body, up to `limit` bytes (413 beyond).
-    static func body(_ request: Request, limit: Int) async throws -> Data {
-        do {
-            let buffer = try await request.body.collect(upTo: limit)
-            return Data(buffer.readableBytesView)
-        } catch {
-            throw Problem(.contentTooLarge, "the request body is larger than \(limit) bytes", code: .usage)
-        }
-    }
 }
 
 extension Backend {
     /// The row of `kind` whose UUID the path's `{uuid}` gives (the API's `/v1/items/{uuid}`, the page's
     /// `/items/{uuid}`): 400 for what is not a UUID, the store's own errors (404 for a row that is not there).
-    func row(_ kind: TrackerURI.Kind, _ context: BasicRequestContext) async throws -> (uri: TrackerURI, entity: StoreEntity) {
+    func row(_ kind: TrackerURI.Kind, _ context: ServerContext) async throws -> (uri: TrackerURI, entity: StoreEntity) {
         let text = try context.parameters.require("uuid")
         guard let id = UUID(uuidString: text)?.uuidString.lowercased() else {
             throw Problem(.badRequest, "'\(text)' is not a UUID", code: .usage)

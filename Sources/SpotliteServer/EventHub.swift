@@ -47,7 +47,9 @@ final class EventHub: @unchecked Sendable {
         return closed
     }
 
-    private func letGo(_ key: UUID, of subscription: String) {
+    /// Wakes the wait that `key` names on `subscription` at once, or, if it is not waiting now, makes its next wait
+    /// return at once: a stream whose client left calls it, so that it does not wait out its heartbeat first.
+    func interrupt(_ key: UUID, of subscription: String) {
         lock.lock()
         let left = waiters[subscription]?.removeValue(forKey: key)
         if left == nil { abandoned.insert(key) }
@@ -55,9 +57,16 @@ final class EventHub: @unchecked Sendable {
         left?.resume()
     }
 
-    /// Returns when the subscription's version moves past `version`, the hub closes, or `timeout` seconds pass.
-    func wait(for subscription: String, version: UInt64, timeout: Double) async {
-        let key = UUID()
+    /// Forgets an interrupt that no wait took (the stream ended without waiting again).
+    func forget(_ key: UUID) {
+        lock.lock()
+        abandoned.remove(key)
+        lock.unlock()
+    }
+
+    /// Returns when the subscription's version moves past `version`, the hub closes, `timeout` seconds pass, or
+    /// the wait is interrupted (``interrupt(_:of:)`` with `key`).
+    func wait(for subscription: String, version: UInt64, timeout: Double, key: UUID = UUID()) async {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -82,7 +91,9 @@ final class EventHub: @unchecked Sendable {
             group.cancelAll()
             guard !woken else { return }
             // Timed out: the waiter is let go, or, if it is not registered yet, told to go at once when it is.
-            self.letGo(key, of: subscription)
+            self.interrupt(key, of: subscription)
+            await group.waitForAll()
+            self.forget(key)
         }
     }
 }

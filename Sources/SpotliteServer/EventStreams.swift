@@ -25,7 +25,7 @@ final class EventStreams: Sendable {
         self.options = options
     }
 
-    func response(for id: String, request: Request) async throws -> Response {
+    func response(for id: String, request: Request, context: ServerContext) async throws -> Response {
         let store = backend.writer.store
         guard let subscription = try await backend.run({ try store.read { try $0.subscription(id: id) } }) else {
             throw Problem(.notFound, "no subscription \(id); make one with POST /v1/subscriptions", code: .notFound)
@@ -40,22 +40,30 @@ final class EventStreams: Sendable {
                     code: .usage)
             }
             start = parsed
-            reset = parsed.position < subscription.eventsPrunedThrough
+            // Pruned with the change log, or ahead of every event this subscription has (a store restored from an
+            // older copy): either way the client's results are not these; it reads them again.
+            reset = parsed.position < subscription.eventsPrunedThrough || parsed.position > subscription.cursor
         } else {
             start = (subscription.cursor, Int.max)
         }
         guard open.enter(limit: options.maximumEventStreams) else {
-            throw Problem(
-                .tooManyRequests, "\(options.maximumEventStreams) event streams are open, the most this server keeps; "
+            throw Problem.tooMany(
+                "\(options.maximumEventStreams) event streams are open, the most this server keeps; "
                     + "close one, or try again later")
         }
         metrics.streamOpened()
         let storeID = backend.storeID
         let (hub, backend, metrics, heartbeat, open) = (hub, backend, metrics, options.heartbeatInterval, open)
         let resetFirst = reset
+        // The slot is freed when the client leaves, not at the next heartbeat's failed write: its connection's
+        // closing interrupts the stream's wait.
+        let channel = context.channel
+        let key = UUID()
+        channel.closeFuture.whenComplete { _ in hub.interrupt(key, of: id) }
         let body = ResponseBody { writer in
             var start = start
             defer {
+                hub.forget(key)
                 open.leave()
                 metrics.streamClosed()
             }
@@ -68,7 +76,7 @@ final class EventStreams: Sendable {
                 try await writer.write(ByteBuffer(string: Self.frame(event, subscriptionID: id, storeID: storeID)))
                 start = (position, Int.max)
             }
-            while !hub.isClosed && !Task.isCancelled {
+            while !hub.isClosed && !Task.isCancelled && channel.isActive {
                 let version = hub.version(of: id)
                 let (from, ordinal) = start
                 let events = try await backend.run {
@@ -84,8 +92,9 @@ final class EventStreams: Sendable {
                 }
                 // Gone (deleted while streaming): the stream ends.
                 if try await backend.run({ try store.read { try $0.subscription(id: id) } }) == nil { break }
-                await hub.wait(for: id, version: version, timeout: heartbeat)
-                if hub.version(of: id) == version && !hub.isClosed {
+                guard channel.isActive else { break }
+                await hub.wait(for: id, version: version, timeout: heartbeat, key: key)
+                if hub.version(of: id) == version && !hub.isClosed && channel.isActive {
                     try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                 }
             }

@@ -6,19 +6,28 @@ import SearchIndex
 import TrackerStore
 
 /// The search page at `/` (search as you type, hits with snippets, facets, keyboard navigation) and a page per
-/// item and project (`/items/{uuid}`, `/projects/{uuid}`): plain HTML, a little JavaScript, no build step. Every
-/// text from the store is escaped (server side) or set as text (in the page's script), never as markup.
+/// item, project and message (`/items/{uuid}`, `/projects/{uuid}`, `/messages/{uuid}`): plain HTML, one script
+/// and one style sheet served by the binary (`/assets/…`), no build step.
+///
+/// Every text from the store is escaped for HTML by ``HTML/escaped(_:keepingLineBreaks:)`` (byte by byte, never by
+/// `Character`: a grapheme cluster may hold a `<`) with its control characters shown as escapes, or set as text by
+/// the page's script. The Content-Security-Policy allows this server's own script and style only: no inline script, no
+/// inline handler, nothing from elsewhere, no framing.
 struct Pages: Sendable {
     let backend: Backend
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<ServerContext>) {
         router.get("/") { _, _ in Self.html(Self.searchPage) }
+        router.get("/assets/search.js") { _, _ in
+            Self.asset(EmbeddedResources.searchScript, type: "text/javascript; charset=utf-8")
+        }
+        router.get("/assets/page.css") { _, _ in Self.asset(EmbeddedResources.pageStyle, type: "text/css; charset=utf-8") }
         router.get("/items/:uuid") { _, context in try await page(.item, context) }
         router.get("/projects/:uuid") { _, context in try await page(.project, context) }
         router.get("/messages/:uuid") { _, context in try await page(.message, context) }
     }
 
-    func page(_ kind: TrackerURI.Kind, _ context: BasicRequestContext) async throws -> Response {
+    func page(_ kind: TrackerURI.Kind, _ context: ServerContext) async throws -> Response {
         let (uri, entity) = try await backend.row(kind, context)
         switch entity {
         case .item(let item, let project):
@@ -37,146 +46,52 @@ struct Pages: Sendable {
         }
     }
 
+    /// The policy of every page: scripts and styles from this server only (no inline ones), requests to it only,
+    /// no plugins, no base or form elsewhere, never in a frame.
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+        + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
     static func html(_ text: String) -> Response {
         Response(
             status: .ok,
             headers: [
                 .contentType: "text/html; charset=utf-8",
-                // Only this page's own script and style; nothing from elsewhere, no inline event handlers.
-                .contentSecurityPolicy: "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'",
+                .contentSecurityPolicy: contentSecurityPolicy,
+                .xFrameOptions: "DENY",
             ],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// `text` with HTML's special characters escaped.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+    static func asset(_ text: String, type: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    static let style = """
-        <style>
-        body { font: 15px/1.45 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
-        h1 { font-size: 1.4rem; } a { color: #0645ad; text-decoration: none; } a:hover { text-decoration: underline; }
-        input#q { width: 100%; font-size: 1.1rem; padding: .5rem; box-sizing: border-box; }
-        #status { color: #666; margin: .5rem 0; min-height: 1.2em; }
-        ol#hits { list-style: none; padding: 0; } ol#hits li { padding: .5rem; border-radius: 4px; }
-        ol#hits li.selected { background: #eef3ff; }
-        .meta { color: #666; font-size: .85rem; } .snippet { color: #333; } mark { background: #fff3a0; }
-        #facets span { margin-right: 1rem; color: #555; font-size: .85rem; }
-        dl { display: grid; grid-template-columns: 8rem 1fr; } dt { color: #666; }
-        .detail { white-space: pre-wrap; border-left: 3px solid #ddd; padding-left: 1rem; }
-        </style>
+    /// `text` for HTML: see ``HTML/escaped(_:keepingLineBreaks:)``.
+    static func escaped(_ text: String, keepingLineBreaks: Bool = false) -> String {
+        HTML.escaped(text, keepingLineBreaks: keepingLineBreaks)
+    }
+
+    static let head = """
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <link rel="stylesheet" href="/assets/page.css">
         """
 
     static let searchPage = """
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><title>Spotlite</title>
-        <meta name="viewport" content="width=device-width, initial-scale=1">\(style)</head>
+        <html lang="en"><head><title>Spotlite</title>
+        \(head)
+        <script src="/assets/search.js" defer></script></head>
         <body>
         <h1>Spotlite</h1>
-        <input id="q" type="search" placeholder="Search items and projects (try: leaking tap)" autofocus autocomplete="off">
-        <div id="status"></div>
+        <input id="q" type="search" placeholder="Search items and projects (try: leaking tap)" autofocus
+               autocomplete="off" aria-label="Search">
+        <div id="status" role="status"></div>
         <div id="facets"></div>
         <ol id="hits"></ol>
-        <script>
-        "use strict";
-        const box = document.getElementById("q"), list = document.getElementById("hits");
-        const status = document.getElementById("status"), facets = document.getElementById("facets");
-        // A token for a server that asks for one: /#token=… (kept out of server logs and history requests).
-        const token = new URLSearchParams(location.hash.slice(1)).get("token");
-        let selected = -1, timer = null, asked = 0;
-        function element(tag, text, className) {
-          const node = document.createElement(tag);
-          if (text !== undefined) node.textContent = text;
-          if (className) node.className = className;
-          return node;
-        }
-        function pathOf(uri) {
-          const parts = uri.split("/");
-          return "/" + ({project: "projects", message: "messages"}[parts[3]] || "items") + "/" + parts[4];
-        }
-        // The snippet with each highlighted word in <mark>, built from text nodes only.
-        function snippet(text, words) {
-          const node = element("div", undefined, "snippet");
-          if (!text) return node;
-          const lower = text.toLowerCase();
-          let at = 0;
-          while (at < text.length) {
-            let next = -1, word = "";
-            for (const w of words) {
-              const i = lower.indexOf(w.toLowerCase(), at);
-              if (i >= 0 && (next < 0 || i < next)) { next = i; word = w; }
-            }
-            if (next < 0 || !word) { node.append(text.slice(at)); break; }
-            node.append(text.slice(at, next));
-            node.append(element("mark", text.slice(next, next + word.length)));
-            at = next + word.length;
-          }
-          return node;
-        }
-        function select(index) {
-          const items = list.children;
-          if (items.length === 0) { selected = -1; return; }
-          selected = Math.max(0, Math.min(items.length - 1, index));
-          for (let i = 0; i < items.length; i++) items[i].classList.toggle("selected", i === selected);
-          items[selected].scrollIntoView({block: "nearest"});
-        }
-        async function search() {
-          const text = box.value.trim();
-          const mine = ++asked;
-          if (!text) { list.replaceChildren(); facets.replaceChildren(); status.textContent = ""; return; }
-          const url = "/v1/search?partial=true&limit=20&facets=project,status&q=" + encodeURIComponent(text);
-          let answer;
-          try {
-            const response = await fetch(url, token ? {headers: {Authorization: "Bearer " + token}} : {});
-            answer = await response.json();
-            if (mine !== asked) return;  // a newer search is on its way
-            if (!response.ok) { status.textContent = answer.detail || response.statusText; list.replaceChildren(); return; }
-          } catch (error) { status.textContent = "cannot reach the server: " + error; return; }
-          const hits = answer.hits;
-          status.textContent = hits.length === 0 ? "no matches" :
-            "hits " + (answer.offset + 1) + "–" + (answer.offset + hits.length) + " of " +
-            (answer.total_is_exact ? "" : "about ") + answer.total;
-          list.replaceChildren(...hits.map(hit => {
-            const item = element("li");
-            const link = element("a", hit.title); link.href = pathOf(hit.uri);
-            item.append(link);
-            const meta = [hit.kind === "item" ? hit.project.title : "project", hit.completed ? "done" : "open",
-                          hit.priority ? "P" + hit.priority : ""].filter(Boolean).join(" · ");
-            item.append(element("div", meta, "meta"));
-            item.append(snippet(hit.snippet, hit.highlights));
-            item.addEventListener("click", event => { if (event.target.tagName !== "A") location.href = link.href; });
-            return item;
-          }));
-          facets.replaceChildren(...(answer.facets.project || []).slice(0, 8).map(value =>
-            element("span", value.label + " (" + value.count + ")")));
-          selected = -1;
-          if (hits.length > 0) select(0);
-        }
-        box.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(search, 120); });
-        box.addEventListener("keydown", event => {
-          if (event.key === "ArrowDown") { select(selected + 1); event.preventDefault(); }
-          else if (event.key === "ArrowUp") { select(selected - 1); event.preventDefault(); }
-          else if (event.key === "Enter" && selected >= 0) {
-            const link = list.children[selected].querySelector("a");
-            if (link) location.href = link.href;
-          } else if (event.key === "Escape") { box.value = ""; search(); }
-        });
-        const initial = new URLSearchParams(location.search).get("q");
-        if (initial) { box.value = initial; search(); }
-        </script>
         </body></html>
         """
 
@@ -184,8 +99,8 @@ struct Pages: Sendable {
     static func rowPageStart(_ heading: String) -> String {
         """
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(escaped(heading)) — Spotlite</title>
-        <meta name="viewport" content="width=device-width, initial-scale=1">\(style)</head>
+        <html lang="en"><head><title>\(escaped(heading)) — Spotlite</title>
+        \(head)</head>
         <body>
         <p><a href="/">← Search</a></p>
         <h1 id="title">\(escaped(heading))</h1>
@@ -200,7 +115,7 @@ struct Pages: Sendable {
             let author = message.author.isEmpty ? "someone" : message.author
             rows += "<li><a href=\"/messages/\(escaped(message.id))\">\(escaped(author))</a>"
                 + " <span class=\"meta\">\(escaped(message.createdAt))</span><div class=\"detail\">"
-                + "\(escaped(message.text))</div></li>\n"
+                + "\(escaped(message.text, keepingLineBreaks: true))</div></li>\n"
         }
         return "<h2>Messages</h2>\n<ul id=\"messages\">\n\(rows)</ul>"
     }
@@ -216,7 +131,7 @@ struct Pages: Sendable {
             <dt>modified</dt><dd>\(escaped(message.modifiedAt))</dd>
             <dt>uri</dt><dd><code id="uri">\(escaped(uri.description))</code></dd>
             </dl>
-            <div class="detail" id="detail">\(escaped(message.text))</div>
+            <div class="detail" id="detail">\(escaped(message.text, keepingLineBreaks: true))</div>
             </body></html>
             """
     }
@@ -235,7 +150,7 @@ struct Pages: Sendable {
             <dt>uri</dt><dd><code id="uri">\(escaped(uri.description))</code></dd>
             <dt>project uri</dt><dd><code>\(escaped(projectURI.description))</code></dd>
             </dl>
-            <div class="detail" id="detail">\(escaped(item.detail))</div>
+            <div class="detail" id="detail">\(escaped(item.detail, keepingLineBreaks: true))</div>
             \(messageList(messages))
             </body></html>
             """
@@ -255,7 +170,7 @@ struct Pages: Sendable {
             <dt>items</dt><dd>\(items.total)</dd>
             <dt>uri</dt><dd><code id="uri">\(escaped(uri.description))</code></dd>
             </dl>
-            <div class="detail">\(escaped(project.detail))</div>
+            <div class="detail">\(escaped(project.detail, keepingLineBreaks: true))</div>
             <h2>Items, latest changed first</h2>
             <ul id="items">
             \(rows)</ul>

@@ -36,6 +36,13 @@ struct Problem: Error, Sendable {
         self.init(Self.status(code.httpStatus), message, code: code)
     }
 
+    /// 429: a bounded resource is taken (`detail` says which); the client may try again in a second.
+    static func tooMany(_ detail: String) -> Problem {
+        var problem = Problem(.tooManyRequests, detail)
+        problem.headers[.retryAfter] = "1"
+        return problem
+    }
+
     /// The status for a code, with its reason phrase.
     static func status(_ code: Int) -> HTTPResponse.Status {
         switch code {

@@ -1,8 +1,10 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Indexer
 import Logging
+import NIOCore
 import ServiceLifecycle
 import TrackerStore
 
@@ -16,14 +18,19 @@ public final class SpotliteServer: Sendable {
     let backend: Backend
     let options: ServerOptions
     let logger: Logger
+    /// The address the server binds: ``ServerOptions/host`` resolved once, before anything is served.
+    let address: SocketAddress
 
     /// Opens the store (twice: read-only for the API's reads) and checks the options. Throws ``ServerError`` for
-    /// options that would expose the store (another address without a token).
+    /// options that would expose the store: an address beyond loopback without a token. Whether the address is
+    /// loopback is decided by the address the name resolves to, which is the one bound, not by the name.
     public init(storePath: String, indexPath: String, options: ServerOptions, logger: Logger) throws {
-        if !ServerOptions.isLoopback(options.host) && options.token == nil {
+        address = try ServerOptions.resolve(options.host, port: options.port)
+        if !ServerOptions.isLoopback(address) && options.token == nil {
+            let resolved = address.ipAddress.map { $0 == options.host ? "" : " (\($0))" } ?? ""
             throw ServerError(
-                "--listen \(options.host):\(options.port) is not a loopback address; give --token-file so that only "
-                    + "those with the token can read the store")
+                "--listen \(options.host):\(options.port)\(resolved) is not a loopback address; give --token-file so "
+                    + "that only those with the token can read the store")
         }
         self.options = options
         self.logger = logger
@@ -33,6 +40,26 @@ public final class SpotliteServer: Sendable {
     /// Runs until SIGTERM or SIGINT (then returns normally), or until the index cannot be kept live (then throws).
     /// `onListening` is told the address once the server accepts connections.
     public func run(onListening: @escaping @Sendable (String) -> Void = { _ in }) async throws {
+        let parts = try makeParts()
+        let application = makeApplication(parts, onListening: onListening)
+        // Shut down in reverse order: the event streams end first (the server would wait for them as requests in
+        // flight), then the server drains the other requests, then the watcher commits and stops.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [parts.live, application, StreamCloser(hub: parts.hub)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    /// What the server is made of: the watcher that keeps the index live, the hub that wakes event streams, and the
+    /// router of every route behind the ``RequestGuard``.
+    struct Parts {
+        let hub: EventHub
+        let live: LiveIndexService
+        let router: Router<ServerContext>
+    }
+
+    func makeParts() throws -> Parts {
         let hub = EventHub()
         let metrics = ServerMetrics()
         var watcherOptions = IndexWatcher.Options()
@@ -42,10 +69,12 @@ public final class SpotliteServer: Sendable {
             indexer: backend.writer, options: watcherOptions, logger: logger, lockTimeout: StoreIndexer.defaultLockTimeout)
         let live = LiveIndexService(watcher: watcher, hub: hub, logger: logger)
 
-        let router = Router()
-        router.add(middleware: GuardMiddleware(options: options, metrics: metrics, backend: backend))
+        let router = Router(context: ServerContext.self)
+        let sessions = BrowserSessions(idleSeconds: options.sessionIdleSeconds)
+        let hosts = HostNames(listenHost: options.host, allowed: options.allowedHosts)
+        router.add(middleware: RequestGuard(options: options, hosts: hosts, sessions: sessions, metrics: metrics))
         let streams = EventStreams(backend: backend, hub: hub, metrics: metrics, options: options)
-        APIRoutes(backend: backend, options: options, streams: streams).register(on: router)
+        APIRoutes(backend: backend, options: options, streams: streams, sessions: sessions).register(on: router)
         Pages(backend: backend).register(on: router)
         router.get("/metrics") { [backend] _, _ in
             let status = try? await backend.run { try backend.reader.status() }
@@ -54,24 +83,32 @@ public final class SpotliteServer: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text)))
         }
+        return Parts(hub: hub, live: live, router: router)
+    }
 
-        let (host, logger) = (options.host, logger)
-        let application = Application(
-            router: router,
-            configuration: ApplicationConfiguration(address: .hostname(host, port: options.port), serverName: "spotlite"),
+    /// The HTTP server over `parts`: HTTP/1.1 with the connection deadlines, at most
+    /// ``ServerOptions/maximumConnections`` connections, bound to ``address``.
+    func makeApplication(
+        _ parts: Parts, services: [any Service] = [], onListening: @escaping @Sendable (String) -> Void
+    ) -> some ApplicationProtocol {
+        let (options, logger) = (options, logger)
+        let bind: BindAddress = .hostname(address.ipAddress ?? options.host, port: options.port)
+        let http = HTTP1Channel.Configuration(additionalChannelHandlers: [
+            ConnectionDeadlines(headerTimeout: options.headerTimeout, bodyTimeout: options.bodyTimeout)
+        ])
+        return Application(
+            router: parts.router,
+            server: .http1(configuration: http),
+            configuration: ApplicationConfiguration(
+                address: bind, serverName: "spotlite",
+                availableConnectionsDelegate: MaximumAvailableConnections(options.maximumConnections, logger: logger)),
+            services: services,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
-                let shown = host.contains(":") ? "[\(host)]" : host
-                onListening("http://\(shown):\(port)")
+                let host = channel.localAddress?.ipAddress ?? options.host
+                onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             },
             logger: logger)
-        // Shut down in reverse order: the event streams end first (the server would wait for them as requests in
-        // flight), then the server drains the other requests, then the watcher commits and stops.
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [live, application, StreamCloser(hub: hub)], gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
-        try await group.run()
     }
 }
 
@@ -153,65 +190,5 @@ final class WatcherResult: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return failure
-    }
-}
-
-/// Every request passes here: the token (when one is set), the bound on requests at once, CORS for the one origin
-/// allowed, errors as problem documents, and the metrics.
-struct GuardMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
-    let options: ServerOptions
-    let metrics: ServerMetrics
-    let backend: Backend
-    let inFlight = OpenCount()
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
-        -> Response
-    {
-        let started = ContinuousClock.now
-        var response: Response
-        do {
-            response = try await guarded(request, context: context, next: next)
-        } catch {
-            let problem = Problem(error)
-            if problem.status == .internalServerError {
-                context.logger.error("request failed: \(error)", metadata: ["path": "\(request.uri.path)"])
-            }
-            response = problem.response
-        }
-        if let origin = options.corsOrigin {
-            response.headers[.accessControlAllowOrigin] = origin
-            response.headers[.vary] = "Origin"
-        }
-        let route = context.endpointPath ?? "unmatched"
-        metrics.record(route: route, status: response.status.code, elapsed: ContinuousClock.now - started)
-        return response
-    }
-
-    private func guarded(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
-        async throws -> Response
-    {
-        if request.method == .options, let origin = options.corsOrigin {
-            // A CORS preflight of the allowed origin.
-            return Response(status: .noContent, headers: [
-                .accessControlAllowOrigin: origin, .accessControlAllowMethods: "GET, POST, DELETE",
-                .accessControlAllowHeaders: "Authorization, Content-Type, Last-Event-ID", .accessControlMaxAge: "600",
-            ])
-        }
-        if let token = options.token, request.uri.path != "/healthz",
-            !ServerOptions.authorizes(request.headers[.authorization], token: token)
-        {
-            var problem = Problem(.unauthorized, "this server needs its token: send Authorization: Bearer <token>")
-            problem.headers[.wwwAuthenticate] = "Bearer"
-            throw problem
-        }
-        guard inFlight.enter(limit: options.maximumConcurrentRequests) else {
-            var problem = Problem(
-                .tooManyRequests, "\(options.maximumConcurrentRequests) requests are being answered; try again shortly")
-            problem.headers[.retryAfter] = "1"
-            throw problem
-        }
-        defer { inFlight.leave() }
-        return try await next(request, context)
     }
 }

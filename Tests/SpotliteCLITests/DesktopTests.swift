@@ -92,4 +92,32 @@ import TestSupport
         }
         #expect(server.stop() == 0)
     }
+
+    /// Stored XSS and hostile text, in a real browser, behind a token: every row page of the hostile corpus, reached
+    /// with the session cookie the search page traded the token for, renders its text as text: no script runs, no
+    /// element comes from the store, no raw control character is shown. (Before, `U+0600 <img …>` ran its handler.)
+    @Test func hostileTextIsTextInARealBrowserBehindAToken() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
+            Issue.record("chromium is missing: `make test` installs it")
+            return
+        }
+        let cli = CLI.withSamples()
+        let rows = try HostileRows(cli)
+        let tokenFile = cli.directory.file("token")
+        let token = "feedfacefeedfacefeedfacefeedface"
+        try (token + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let server = try ServerProcess(cli, arguments: ["--token-file", tokenFile])
+        let paths = cli.directory.file("paths.txt")
+        try Data((rows.pagePaths.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: paths))
+        let screenshot = cli.directory.file("hostile-page.png")
+        let result = TestSupport.run([
+            "python3", Repository.root + "/Tests/Browser/hostile_pages.py", "http://127.0.0.1:\(server.port)", token,
+            paths, screenshot,
+        ])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("browser test passed"), "\(result.stdout)")
+        let png = try? Data(contentsOf: URL(fileURLWithPath: screenshot))
+        #expect(png?.starts(with: [0x89, 0x50, 0x4E, 0x47]) == true)
+        #expect(server.stop() == 0)
+    }
 }

@@ -75,7 +75,8 @@ import TestSupport
         let cli = CLI.withSamples()
         let server = try ServerProcess(cli, arguments: ["--max-event-streams", "1"])
         func problem(_ path: String, method: String = "GET", body: Data? = nil) throws -> (Int, [String: Any]) {
-            let response = try server.request(method, path, body: body)
+            let type = body == nil ? [:] : ["Content-Type": "application/json"]
+            let response = try server.request(method, path, headers: type, body: body)
             #expect(response.headers["content-type"] == "application/problem+json", "\(path)")
             return (response.status, (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:])
         }

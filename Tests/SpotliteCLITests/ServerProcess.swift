@@ -203,18 +203,36 @@ final class HTTPConnection {
     }
 
     func send(method: String, path: String, headers: [String: String], body: Data?) throws {
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        // A Host of the test's own replaces the usual one.
+        let host = headers.contains { $0.key.lowercased() == "host" } ? "" : "Host: 127.0.0.1\r\n"
+        var text = "\(method) \(path) HTTP/1.1\r\n\(host)Connection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if let body { text += "Content-Length: \(body.count)\r\n" }
         text += "\r\n"
         var bytes = Array(text.utf8)
         if let body { bytes += body }
+        try sendRaw(bytes)
+    }
+
+    /// Sends `bytes` as they are (part of a request, a byte at a time: what a slow client does).
+    func sendRaw(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard count > 0 else { throw ServerProcess.Failure("send failed: \(String(cString: strerror(errno)))") }
             sent += count
         }
+    }
+
+    /// Whether the server closed the connection: the next read finds its end (within `timeout` seconds), after any
+    /// bytes it sent before.
+    func isClosedByServer(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !ended && deadline.timeIntervalSinceNow > 0 {
+            buffer.removeAll()
+            if !fill(timeout: deadline.timeIntervalSinceNow) && !ended { return false }
+        }
+        return ended
     }
 
     /// Reads more bytes into the buffer; false at the end of the stream or after `timeout` seconds.
@@ -224,6 +242,7 @@ final class HTTPConnection {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = recv(socket, &chunk, chunk.count, 0)
         guard count > 0 else {
+            // The end of the stream (0), or a reset by the server (ECONNRESET): either way it is over.
             ended = true
             return false
         }
