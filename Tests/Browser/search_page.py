@@ -36,11 +36,14 @@ def main(base, screenshot):
         # A title made of markup is text, on the page and in the hit list; no script runs.
         box.fill("")
         box.type("alert", delay=40)
+        expect(page.locator("#hits")).to_have_attribute("data-query", "alert", timeout=10_000)
         expect(hits.first.locator("a")).to_have_text("<script>alert(1)</script>", timeout=10_000)
 
         # Keyboard: down, up, Enter opens the selected hit's page.
         box.fill("")
         box.type("paint", delay=40)
+        # The hits of the whole word, not of a prefix typed on the way (Enter opens what is shown).
+        expect(page.locator("#hits")).to_have_attribute("data-query", "paint", timeout=10_000)
         expect(hits.first).to_have_class("selected", timeout=10_000)
         count = hits.count()
         if count > 1:

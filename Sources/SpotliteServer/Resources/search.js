@@ -71,6 +71,7 @@ async function search() {
     if (!response.ok) { status.textContent = visible(answer.detail || response.statusText); list.replaceChildren(); return; }
   } catch (error) { status.textContent = "cannot reach the server: " + error; return; }
   const hits = answer.hits;
+  list.dataset.query = text;  // what the hits shown answer (a newer answer replaces them)
   status.textContent = hits.length === 0 ? "no matches" :
     "hits " + (answer.offset + 1) + "–" + (answer.offset + hits.length) + " of " +
     (answer.total_is_exact ? "" : "about ") + answer.total;
