@@ -9,14 +9,30 @@ MAN_PAGE = .build/plugins/GenerateManual/outputs/spotlite/spotlite.1
 # Seconds each fuzz target runs in `make fuzz`.
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps test-deps build run test man install install-man install-desktop resources api-check bench bench-short bench-serve relevance \
-	relevance-check fuzz clean
+# Every Swift file the formatter keeps (the house's 120 columns, .swift-format).
+SWIFT_SOURCES = Sources Tests Benchmarks/Sources Benchmarks/Benchmarks Package.swift Benchmarks/Package.swift
 
+.PHONY: deps test-deps bench-deps build run test man install install-man install-desktop resources api-check bench \
+	bench-short bench-serve relevance relevance-check fuzz format lint clean
+
+# What building and running need; the tests' and the benchmarks' own tools come with those targets.
 deps:
 	@scripts/install-deps.sh
 
 test-deps:
 	@scripts/install-test-deps.sh
+
+bench-deps:
+	@scripts/install-bench-deps.sh
+
+# `swift format` (in the toolchain) rewrites the sources to the house's style; `lint` (CI) fails on any difference.
+# .swift-format turns off AvoidRetroactiveConformances: `Logger.Level: @retroactive ExpressibleByArgument` is how
+# `--log-level` is parsed, and says so.
+format:
+	$(SWIFT) format format --configuration .swift-format --in-place --recursive $(SWIFT_SOURCES)
+
+lint:
+	$(SWIFT) format lint --strict --configuration .swift-format --recursive $(SWIFT_SOURCES)
 
 # -static-stdlib: the Swift runtime and Foundation linked in halve process start (16.7 → 8.3 ms median on
 # this 2-core machine), which every command pays, for a 90 MB binary instead of 20 MB.
@@ -48,7 +64,7 @@ install-desktop:
 
 # The service under load: wrk on loopback against `spotlite serve` on the Debian corpus (a mix of searches and
 # resolves, a writer at 20 changes/s), the same searches as processes, and edit → subscriber latency.
-bench-serve: build
+bench-serve: build bench-deps
 	scripts/bench-serve.sh
 
 # Schemathesis against the API's OpenAPI description, served by a scratch `spotlite serve` (CI runs it after the
@@ -69,10 +85,10 @@ install-man:
 # Debian corpus, the 10k and 100k synthetic corpora and a 100k Zipf corpus over the whole dictionary.
 # bench-short (CI) runs the 10k corpus, the bulk catch-up and the search process only. Both time the release
 # binary `build` makes as a process.
-bench: build
+bench: build bench-deps
 	$(SWIFT) package --package-path Benchmarks benchmark
 
-bench-short: build
+bench-short: build bench-deps
 	SPOTLITE_BENCH=short $(SWIFT) package --package-path Benchmarks benchmark
 
 # Ranking on the GitBugs dev set (samples/gitbugs-hadoop*): Spotlite next to SQLite FTS5 in one run, R@10 and MRR@10

@@ -91,7 +91,8 @@ let package = Package(
             name: "spotlite",
             dependencies: ["SpotliteCLI"],
             linkerSettings: [
-                .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux]))
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux]))
             ]
         ),
 
@@ -104,7 +105,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SearchIndexTests",
-            dependencies: ["SearchIndex", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "SearchIndex", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "IndexerTests",

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Spotlite needs, if any is missing: Xapian (library, headers, tools),
-# SQLite (library, headers, the sqlite3 shell the end-to-end tests drive), and the word list the benchmarks'
-# dictionary corpus draws from (wamerican: /usr/share/dict/words), and the load tools of the benchmarks (wrk,
-# hyperfine). Given package names instead, installs those (install-test-deps.sh does).
+# Installs the Debian packages Spotlite needs to build and run, if any is missing: Xapian (library, headers,
+# tools) and SQLite (library, headers, the sqlite3 shell). Given package names instead, installs those
+# (install-test-deps.sh and install-bench-deps.sh do).
 set -euo pipefail
-packages=(libxapian-dev xapian-tools libsqlite3-dev sqlite3 wamerican wrk hyperfine)
+packages=(libxapian-dev xapian-tools libsqlite3-dev sqlite3)
 if [ $# -gt 0 ]; then packages=("$@"); fi
 missing=()
 for package in "${packages[@]}"; do

@@ -113,7 +113,8 @@ final class ChangeNotifier: @unchecked Sendable {
             while offset + MemoryLayout<inotify_event>.size <= count {
                 let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
                 let nameStart = offset + MemoryLayout<inotify_event>.size
-                let name = event.len > 0
+                let name =
+                    event.len > 0
                     ? String(cString: buffer.advanced(by: nameStart).assumingMemoryBound(to: CChar.self)) : ""
                 if indexWatch >= 0 && event.wd == indexWatch {
                     if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 || name == "write.lock" {

@@ -14,7 +14,8 @@ import SearchIndex
 /// ```
 struct IndexMarker: Equatable {
     static let fileName = "spotlite-index"
-    static let comment = "# A Spotlite search index: derived from the store, safe to delete, rebuilt by `spotlite index`."
+    static let comment =
+        "# A Spotlite search index: derived from the store, safe to delete, rebuilt by `spotlite index`."
 
     var storeID: String
     var layout: String
@@ -114,7 +115,8 @@ extension IndexLocation {
                 try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             } catch {
                 throw IndexerError(
-                    .index, "cannot create the index directory \(root): \(Self.reason(error)); give --index a writable place")
+                    .index,
+                    "cannot create the index directory \(root): \(Self.reason(error)); give --index a writable place")
             }
             try mark(IndexMarker(storeID: storeID, layout: SearchIndexLayout.version))
         case .empty:
@@ -124,7 +126,9 @@ extension IndexLocation {
             if marker.id == nil { try adopt(IndexMarker(storeID: storeID, layout: marker.layout)) }
         case .unmarkedIndex:
             // An older Spotlite's index: adopted if its metadata names this store (or none), refused if another.
-            let owner = (try? SearchReader(path: root).metadata(StoreIndexer.storeKey)).flatMap { $0.isEmpty ? nil : $0 }
+            let owner = (try? SearchReader(path: root).metadata(StoreIndexer.storeKey)).flatMap {
+                $0.isEmpty ? nil : $0
+            }
             try checkOwner(owner ?? storeID, storeID)
             try adopt(IndexMarker(storeID: storeID, layout: SearchIndexLayout.version))
         case .notADirectory:

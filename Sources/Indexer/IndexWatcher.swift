@@ -95,7 +95,8 @@ public final class IndexWatcher: Sendable {
             "watching the store for changes",
             metadata: [
                 "store": "\(indexer.store.path)", "index": "\(indexer.location.root)", "cursor": "\(live.cursor)",
-                "notifications": "\(notifier.isWatchingFiles ? "inotify" : "polling every \(ChangeNotifier.fallbackInterval) s")",
+                "notifications":
+                    "\(notifier.isWatchingFiles ? "inotify" : "polling every \(ChangeNotifier.fallbackInterval) s")",
             ])
         var failures = 0
         var failingSince: Date?
@@ -126,10 +127,13 @@ public final class IndexWatcher: Sendable {
                 if live.cursor - prunedThrough > 2 * options.logRetention {
                     let removed = try indexer.pruneAppliedChanges(through: live.cursor, keeping: options.logRetention)
                     prunedThrough = live.cursor - options.logRetention
-                    logger.debug("pruned the change log", metadata: ["entries": "\(removed)", "through": "\(prunedThrough)"])
+                    logger.debug(
+                        "pruned the change log", metadata: ["entries": "\(removed)", "through": "\(prunedThrough)"])
                 }
                 if failures > 0 {
-                    logger.notice("applying changes again after \(failures) failed attempts", metadata: ["cursor": "\(live.cursor)"])
+                    logger.notice(
+                        "applying changes again after \(failures) failed attempts",
+                        metadata: ["cursor": "\(live.cursor)"])
                     lock.setState(nil)
                 }
                 failures = 0
@@ -144,7 +148,8 @@ public final class IndexWatcher: Sendable {
                     // A rebuild needs more room than a catch-up: keep serving the generation there is, give the
                     // writer back (its failed transaction may have left it unusable), and retry the catch-up.
                     live.close()
-                    let state = "the disk is full since \(Self.timestamp(since)) (\(error)); searches get the index as "
+                    let state =
+                        "the disk is full since \(Self.timestamp(since)) (\(error)); searches get the index as "
                         + "it was; retrying the catch-up every \(Int(pause.rounded(.up))) s"
                     lock.setState(state)
                     logger.error("could not apply changes (attempt \(failures)): \(state)")
@@ -228,7 +233,7 @@ public final class IndexWatcher: Sendable {
             do {
                 try indexer.claimLocation()
                 break
-            } catch where error.code == .badIndexPath && Date() < deadline {
+            } catch  where error.code == .badIndexPath && Date() < deadline {
                 usleep(50_000)
             }
         }
@@ -401,7 +406,9 @@ public final class IndexWatcher: Sendable {
 
     private func warn(_ skipped: [StoreIndexer.Report.Skipped]) {
         for document in skipped {
-            logger.warning("skipped a document Xapian refused", metadata: ["uri": "\(document.uri)", "reason": "\(document.reason)"])
+            logger.warning(
+                "skipped a document Xapian refused",
+                metadata: ["uri": "\(document.uri)", "reason": "\(document.reason)"])
         }
     }
 
@@ -455,7 +462,7 @@ public final class IndexWatcher: Sendable {
             _ = try reader.documentCount()
             _ = try reader.fetchLastClientState()
             return nil
-        } catch where error.code == .corrupt || error.code == .unavailable {
+        } catch  where error.code == .corrupt || error.code == .unavailable {
             return error.message
         } catch {
             return nil

@@ -80,8 +80,10 @@ struct ItemMapping {
     /// The same documents in the same order, cut into `runs` consecutive runs read side by side (see
     /// ``StoreReader/forEachItem(inRuns:batch:_:)``): the projects and the first items are run 0. Joined in
     /// run order, the runs give one order that depends only on the store, however many there are.
-    func forEachDocument(in reader: StoreReader, runs: Int, batch: Int,
-                         _ body: (_ run: Int, _ documents: [SearchableItem]) throws -> Void) throws {
+    func forEachDocument(
+        in reader: StoreReader, runs: Int, batch: Int,
+        _ body: (_ run: Int, _ documents: [SearchableItem]) throws -> Void
+    ) throws {
         var projects: [String: Project] = [:]
         var documents: [SearchableItem] = []
         for project in try reader.allProjects() {

@@ -170,7 +170,8 @@ extension StoreIndexer {
         // Refuse a bad query before touching the index.
         _ = try parse(text, options: options, reader: nil)
         try checkLocation()
-        return try search(text, options: options, on: try freshReader(reusing: nil, onLargeBacklog: options.onLargeBacklog))
+        return try search(
+            text, options: options, on: try freshReader(reusing: nil, onLargeBacklog: options.onLargeBacklog))
     }
 
     /// A reader that has every change committed to the store before the search, as far as possible.
@@ -189,14 +190,17 @@ extension StoreIndexer {
     /// catches the index up — through the change the store had logged when the search began, however busy its
     /// writers — when the write lock is free at once, waits briefly for `spotlite watch`, or reads what is
     /// committed and counts what it lacks (as it does for an index this user cannot write).
-    func freshReader(reusing reader: SearchReader?, onLargeBacklog: ((IndexProgress) -> Void)? = nil) throws(IndexerError)
+    func freshReader(reusing reader: SearchReader?, onLargeBacklog: ((IndexProgress) -> Void)? = nil)
+        throws(IndexerError)
         -> FreshReader
     {
         let target = try lastChange()
         // Most searches find the index current: a read of its cursor avoids taking the write lock at all.
         if let reader = reader ?? (location.exists ? try? openReader() : nil) {
             if try isCurrent(reader, target: target) { return FreshReader(reader: reader) }
-            if (try? reader.reopen()) != nil, try isCurrent(reader, target: target) { return FreshReader(reader: reader) }
+            if (try? reader.reopen()) != nil, try isCurrent(reader, target: target) {
+                return FreshReader(reader: reader)
+            }
         }
         var catchUp: Report?
         if location.exists, !location.isWritable {
@@ -213,7 +217,7 @@ extension StoreIndexer {
                         if progress.done == 0, progress.backlog >= SearchOptions.largeBacklog { announce(progress) }
                     }
                 })
-        } catch where location.exists && IndexWatcher.isOutOfSpace(error) {
+        } catch  where location.exists && IndexWatcher.isOutOfSpace(error) {
             // The index that is there still answers: better stale results, said so, than none.
             return try committedReader(because: "the index could not be brought up to date: the disk is full")
         }
@@ -258,7 +262,7 @@ extension StoreIndexer {
         while true {
             do {
                 return try searchOnce(text, options: options, on: fresh)
-            } catch where error.indexError?.code == .modified && attempt < Self.modifiedRetries {
+            } catch  where error.indexError?.code == .modified && attempt < Self.modifiedRetries {
                 attempt += 1
                 try indexer(location.root) { try fresh.reader.reopen() }
             }
@@ -520,11 +524,15 @@ extension StoreIndexer {
             .compactMap { try? TrackerURI(parsing: $0) }.map(\.entityID)
         let projects = try indexer(location.root) { try store.read { try $0.projects(ids: projectIDs) } }
         return facets.map { facet, values in
-            FacetCounts(facet: facet, values: values.compactMap { value, count in
-                guard facet == .project else { return .init(value: value, label: value, count: count) }
-                guard let uri = try? TrackerURI(parsing: value), let project = projects[uri.entityID] else { return nil }
-                return .init(value: value, label: project.title, count: count)
-            })
+            FacetCounts(
+                facet: facet,
+                values: values.compactMap { value, count in
+                    guard facet == .project else { return .init(value: value, label: value, count: count) }
+                    guard let uri = try? TrackerURI(parsing: value), let project = projects[uri.entityID] else {
+                        return nil
+                    }
+                    return .init(value: value, label: project.title, count: count)
+                })
         }
     }
 

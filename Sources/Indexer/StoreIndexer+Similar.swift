@@ -23,7 +23,7 @@ extension StoreIndexer {
         do {
             found = try fresh.reader.similar(
                 to: uri.description, options.request, maxWords: maxWords, feedbackWeight: feedbackWeight)
-        } catch where error.code == .invalidArgument {
+        } catch  where error.code == .invalidArgument {
             throw IndexerError(
                 .index, "\(uri) is in the store but not in the index yet; run `spotlite index`, then try again",
                 indexError: error)

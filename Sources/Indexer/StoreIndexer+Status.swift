@@ -39,8 +39,11 @@ extension StoreIndexer {
     public func status() throws(IndexerError) -> IndexStatus {
         let counts = try indexer(location.root) {
             try store.read { reader in
-                (projects: try reader.projectCount(), items: try reader.itemCount(), messages: try reader.messageCount(),
-                 last: try reader.lastChangeSequence())
+                (
+                    projects: try reader.projectCount(), items: try reader.itemCount(),
+                    messages: try reader.messageCount(),
+                    last: try reader.lastChangeSequence()
+                )
             }
         }
         var status = IndexStatus(
@@ -74,7 +77,10 @@ extension StoreIndexer {
                 status.needsRebuild = "the index has an older layout"
             } else if let cursor {
                 let pending = try store.read { reader in
-                    (try reader.changeCount(after: cursor), try reader.logPrunedThrough(), try reader.firstChangeTime(after: cursor))
+                    (
+                        try reader.changeCount(after: cursor), try reader.logPrunedThrough(),
+                        try reader.firstChangeTime(after: cursor)
+                    )
                 }
                 if cursor < pending.1 {
                     status.needsRebuild = "the change log was pruned past the index's cursor"

@@ -87,7 +87,7 @@ extension StoreIndexer {
         let query: SearchQuery
         do {
             query = try parse(subscription.query, options: options, reader: reader)
-        } catch where error.code == .querySyntax {
+        } catch  where error.code == .querySyntax {
             return false  // saved when it parsed; a wildcard may now expand too far: try again at the next change
         }
         return try indexer(location.root) {
@@ -119,7 +119,9 @@ extension StoreIndexer {
             var events: [SubscriptionEvent] = []
             var entered: [SubscriptionMember] = []
             var left: [SubscriptionMember] = []
-            let ordered = changed.sorted { ($0.value, $0.key.kind.rawValue, $0.key.id) < ($1.value, $1.key.kind.rawValue, $1.key.id) }
+            let ordered = changed.sorted {
+                ($0.value, $0.key.kind.rawValue, $0.key.id) < ($1.value, $1.key.kind.rawValue, $1.key.id)
+            }
             var ordinal = 0
             var lastPosition: Int64 = -1
             for (member, position) in ordered {

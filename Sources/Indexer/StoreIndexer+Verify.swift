@@ -66,7 +66,8 @@ extension StoreIndexer {
         try withExtendedLifetime(lock) { () throws(IndexerError) in
             try indexer(location.root) {
                 guard let generation = location.currentGeneration() else { return }
-                let index = try SearchableIndex(path: location.path(of: generation), identifierBase: mapping.identifierBase)
+                let index = try SearchableIndex(
+                    path: location.path(of: generation), identifierBase: mapping.identifierBase)
                 let wanted = Set(report.missing + report.stale)
                 var documents: [SearchableItem] = []
                 try store.read { reader in

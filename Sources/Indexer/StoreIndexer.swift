@@ -71,7 +71,8 @@ public final class StoreIndexer: Sendable {
             guard let cursor = try waitUntilCurrent(timeout: lockTimeout) else {
                 throw IndexerError(
                     .locked,
-                    "`\(live.purpose)` (process \(live.pid)) keeps the index \(location.root) live but has not caught up with the store in \(Int(lockTimeout)) s; see its log")
+                    "`\(live.purpose)` (process \(live.pid)) keeps the index \(location.root) live but has not caught up with the store in \(Int(lockTimeout)) s; see its log"
+                )
             }
             var report = Report()
             report.cursor = cursor
@@ -82,7 +83,8 @@ public final class StoreIndexer: Sendable {
         let target = try lastChange()
         let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite index")
         return try withExtendedLifetime(lock) { () throws(IndexerError) in
-            try catchUpHoldingLock(batchSize: batchSize, through: target, rebuildShare: rebuildShare, progress: progress)
+            try catchUpHoldingLock(
+                batchSize: batchSize, through: target, rebuildShare: rebuildShare, progress: progress)
         }
     }
 
@@ -137,7 +139,8 @@ public final class StoreIndexer: Sendable {
         if let live = liveHolder() {
             // It holds the lock for as long as it runs: waiting would only time out.
             let holder = "kept live by `\(live.purpose)` (process \(live.pid))"
-            let message = IndexWatcher.livePurposes.contains(purpose)
+            let message =
+                IndexWatcher.livePurposes.contains(purpose)
                 ? "the index \(location.root) is already \(holder); stop it first, or give this one another --index"
                 : "the index \(location.root) is \(holder); stop it for `\(purpose)`, then start it again"
             throw IndexerError(.locked, message)
@@ -150,7 +153,8 @@ public final class StoreIndexer: Sendable {
             let who = holder.map { "process \($0.pid) (\($0.purpose))" } ?? "another process"
             throw IndexerError(
                 .locked,
-                "the index \(location.root) is being written by \(who); waited \(Int(timeout)) s — try again when it finishes")
+                "the index \(location.root) is being written by \(who); waited \(Int(timeout)) s — try again when it finishes"
+            )
         }
         return lock
     }
@@ -178,7 +182,8 @@ public final class StoreIndexer: Sendable {
         }
         let layout = try index.metadata(SearchIndexLayout.versionKey)
         if layout != SearchIndexLayout.version {
-            return "the index layout is \(layout.isEmpty ? "unknown" : layout), this spotlite writes \(SearchIndexLayout.version)"
+            return
+                "the index layout is \(layout.isEmpty ? "unknown" : layout), this spotlite writes \(SearchIndexLayout.version)"
         }
         if try index.fetchLastClientState().flatMap({ Int64($0) }) == nil { return "the index has no cursor" }
         return nil
@@ -205,7 +210,7 @@ public final class StoreIndexer: Sendable {
         let index: SearchableIndex
         do {
             index = try SearchableIndex(path: location.path(of: generation), identifierBase: mapping.identifierBase)
-        } catch where error.code == .corrupt || error.code == .unavailable {
+        } catch  where error.code == .corrupt || error.code == .unavailable {
             return .needsRebuild(reason: "the index could not be opened (\(error.message))")
         } catch {
             throw IndexerError(error, path: location.root)
@@ -227,16 +232,20 @@ public final class StoreIndexer: Sendable {
     /// Documents Xapian refuses are skipped and added to `report`; everything else is written.
     func apply(_ batch: ChangeBatch, to index: SearchableIndex, report: inout Report) throws(SearchIndexError) {
         try index.beginIndexBatch()
-        try index.deleteSearchableItems(withDomainIdentifiers: batch.deletedProjectIDs.map { mapping.uri(.project, $0) })
-        try index.deleteSearchableItems(withIdentifiers: batch.deletedItemIDs.map { mapping.uri(.item, $0) }
-            + batch.deletedMessageIDs.map { mapping.uri(.message, $0) })
+        try index.deleteSearchableItems(
+            withDomainIdentifiers: batch.deletedProjectIDs.map { mapping.uri(.project, $0) })
+        try index.deleteSearchableItems(
+            withIdentifiers: batch.deletedItemIDs.map { mapping.uri(.item, $0) }
+                + batch.deletedMessageIDs.map { mapping.uri(.message, $0) })
         var documents = batch.projects.map(mapping.searchableItem(for:))
         for item in batch.items {
             guard let project = batch.itemProjects[item.projectID] else { continue }
             documents.append(mapping.searchableItem(for: item, in: project))
         }
         for message in batch.messages {
-            guard let project = batch.messageProjectIDs[message.id].flatMap({ batch.itemProjects[$0] }) else { continue }
+            guard let project = batch.messageProjectIDs[message.id].flatMap({ batch.itemProjects[$0] }) else {
+                continue
+            }
             documents.append(mapping.searchableItem(for: message, in: project))
         }
         var skipped: [Report.Skipped] = []
@@ -279,7 +288,8 @@ public final class StoreIndexer: Sendable {
             if let share = try rebuildShare(ofBacklog: total, threshold: threshold) {
                 try index.close()
                 return try rebuildHoldingLock(
-                    reason: "the index was \(total) changes behind, \(share) % of the store's rows: a rebuild is quicker",
+                    reason:
+                        "the index was \(total) changes behind, \(share) % of the store's rows: a rebuild is quicker",
                     backlog: total, progress: progress)
             }
             progress?(IndexProgress(work: .applyingChanges, done: 0, total: total, backlog: total))
@@ -291,7 +301,8 @@ public final class StoreIndexer: Sendable {
                     if !horizon.isComplete && horizon.through - report.cursor < Int64(batchSize) {
                         horizon = try reader.changeHorizon(after: report.cursor, through: through)
                     }
-                    return try reader.changes(after: report.cursor, limit: batchSize, through: through, horizon: horizon)
+                    return try reader.changes(
+                        after: report.cursor, limit: batchSize, through: through, horizon: horizon)
                 }
                 if batch.isEmpty { break }
                 try apply(batch, to: index, report: &report)

@@ -108,7 +108,8 @@ public final class StoreSet: @unchecked Sendable {
     /// the set is the URI's (those that fail to open are passed over); with `newestCopy`, the copy modified last
     /// among the set's stores that hold it, and the names of the others. Throws the URI's store's ``StoreError``
     /// when the row is not there.
-    public func row(for uri: TrackerURI, newestCopy: Bool = false) throws(StoreError) -> (copy: Copy, alsoIn: [String])? {
+    public func row(for uri: TrackerURI, newestCopy: Bool = false) throws(StoreError) -> (copy: Copy, alsoIn: [String])?
+    {
         let stores = members.indices.lazy.compactMap { position in
             (try? self.member(at: position)).map { (name: self.members[position].name, store: $0.store) }
         }
@@ -116,10 +117,11 @@ public final class StoreSet: @unchecked Sendable {
         let own = Copy(store: home.name, uri: uri, entity: try home.store.entity(for: uri))
         guard newestCopy else { return (own, []) }
         // Read once each (`stores` is lazy: it opens stores only as far as the home one above).
-        let copies = Array(stores.compactMap { other -> Copy? in
-            let copy = TrackerURI(storeID: other.store.uuid, kind: uri.kind, entityID: uri.entityID)
-            return (try? other.store.entity(for: copy)).map { Copy(store: other.name, uri: copy, entity: $0) }
-        })
+        let copies = Array(
+            stores.compactMap { other -> Copy? in
+                let copy = TrackerURI(storeID: other.store.uuid, kind: uri.kind, entityID: uri.entityID)
+                return (try? other.store.entity(for: copy)).map { Copy(store: other.name, uri: copy, entity: $0) }
+            })
         guard let best = Self.newest(copies, modifiedAt: \.entity.modifiedAt) else { return (own, []) }
         return (copies[best], copies.filter { $0.store != copies[best].store }.map(\.store))
     }
@@ -145,9 +147,12 @@ public final class StoreSet: @unchecked Sendable {
             do {
                 let indexer = try self.member(at: position)
                 if let other = seen[indexer.store.uuid] {
-                    failures.append(StoreFailure(
-                        store: member.name, code: "duplicate-store",
-                        message: "store '\(member.name)' is the same store as '\(other)' (\(indexer.store.uuid)); searched once"))
+                    failures.append(
+                        StoreFailure(
+                            store: member.name, code: "duplicate-store",
+                            message:
+                                "store '\(member.name)' is the same store as '\(other)' (\(indexer.store.uuid)); searched once"
+                        ))
                     continue
                 }
                 seen[indexer.store.uuid] = member.name
@@ -183,13 +188,16 @@ public final class StoreSet: @unchecked Sendable {
 
     /// Searches every store as one index. Throws when the query is bad, when no store could answer (the first
     /// failure's error), and with `strict` when any store fails.
-    public func search(_ text: String, options: SearchOptions, strict: Bool = false) throws(IndexerError) -> SearchOutcome {
+    public func search(_ text: String, options: SearchOptions, strict: Bool = false) throws(IndexerError)
+        -> SearchOutcome
+    {
         searchLock.lock()
         defer { searchLock.unlock() }
         let (opened, failures) = try open(text, options: options, strict: strict)
         guard let first = opened.first else {
             let names = failures.map { "\($0.store): \($0.message)" }.joined(separator: "; ")
-            throw IndexerError(.store, members.isEmpty ? "no stores to search" : "no store could be searched (\(names))")
+            throw IndexerError(
+                .store, members.isEmpty ? "no stores to search" : "no store could be searched (\(names))")
         }
         let paths = opened.map(\.indexer.location.root)
         let combined = try indexer(paths.joined(separator: ", ")) { () throws -> SearchReader in
@@ -205,7 +213,7 @@ public final class StoreSet: @unchecked Sendable {
                 outcome.failures = failures
                 outcome.isAcrossStores = true
                 return outcome
-            } catch where error.indexError?.code == .modified && attempt < StoreIndexer.modifiedRetries {
+            } catch  where error.indexError?.code == .modified && attempt < StoreIndexer.modifiedRetries {
                 attempt += 1
                 try indexer(first.indexer.location.root) { try combined.reopen() }
             }
@@ -215,9 +223,12 @@ public final class StoreSet: @unchecked Sendable {
     private func searchOnce(
         _ text: String, options: SearchOptions, opened: [Opened], reader: SearchReader, first: Opened
     ) throws(IndexerError) -> SearchOutcome {
-        let (query, results, suggestion, searchedSuggestion) = try first.indexer.match(text, options: options, on: reader)
+        let (query, results, suggestion, searchedSuggestion) = try first.indexer.match(
+            text, options: options, on: reader)
         var (hits, dropped) = try resolve(results.hits, opened: opened)
-        if options.snippets { try first.indexer.addSnippets(to: &hits, from: results, words: StoreIndexer.snippetWords(query.text)) }
+        if options.snippets {
+            try first.indexer.addSnippets(to: &hits, from: results, words: StoreIndexer.snippetWords(query.text))
+        }
         let behind = opened.compactMap(\.fresh.behind).reduce(0, +)
         let stale = opened.compactMap { member in member.fresh.staleReason.map { "\(member.name): \($0)" } }
         return SearchOutcome(
@@ -225,7 +236,8 @@ public final class StoreSet: @unchecked Sendable {
             total: results.total, isExact: results.isExact, offset: options.request.offset,
             limit: options.request.limit, facets: try facetCounts(results, opened: opened), suggestion: suggestion,
             searchedSuggestion: searchedSuggestion,
-            projectSuggestions: results.total == 0 ? try projectSuggestions(for: query.projectTitles, opened: opened) : [],
+            projectSuggestions: results.total == 0
+                ? try projectSuggestions(for: query.projectTitles, opened: opened) : [],
             dropped: dropped, changesBehind: behind == 0 ? nil : behind,
             catchUp: opened.lazy.compactMap(\.fresh.catchUp).first { $0.rebuildReason != nil },
             staleReason: stale.isEmpty ? nil : stale.joined(separator: "; "))
@@ -276,19 +288,22 @@ public final class StoreSet: @unchecked Sendable {
                 try member.indexer.store.read { try $0.projects(ids: ids) }
             }
             for (id, project) in projects {
-                titles[TrackerURI(storeID: member.indexer.store.uuid, kind: .project, entityID: id).description] = project.title
+                titles[TrackerURI(storeID: member.indexer.store.uuid, kind: .project, entityID: id).description] =
+                    project.title
             }
         }
         // Stores of equal counts come in the set's order (their UUIDs are random).
         let order = Dictionary(opened.enumerated().map { ($1.indexer.store.uuid, $0) }, uniquingKeysWith: { a, _ in a })
         return facets.map { facet, values in
-            var counted = FacetCounts(facet: facet, values: values.compactMap { value, count in
-                switch facet {
-                case .project: return titles[value].map { .init(value: value, label: $0, count: count) }
-                case .store: return names[value].map { .init(value: value, label: $0, count: count) }
-                default: return .init(value: value, label: value, count: count)
-                }
-            })
+            var counted = FacetCounts(
+                facet: facet,
+                values: values.compactMap { value, count in
+                    switch facet {
+                    case .project: return titles[value].map { .init(value: value, label: $0, count: count) }
+                    case .store: return names[value].map { .init(value: value, label: $0, count: count) }
+                    default: return .init(value: value, label: value, count: count)
+                    }
+                })
             if facet == .store {
                 counted.values.sort { ($1.count, order[$0.value] ?? 0) < ($0.count, order[$1.value] ?? 0) }
             }
@@ -297,7 +312,8 @@ public final class StoreSet: @unchecked Sendable {
     }
 
     /// Project titles the query filters on that no store has, with the nearest titles of any store.
-    private func projectSuggestions(for titles: [String], opened: [Opened]) throws(IndexerError) -> [ProjectSuggestion] {
+    private func projectSuggestions(for titles: [String], opened: [Opened]) throws(IndexerError) -> [ProjectSuggestion]
+    {
         guard !titles.isEmpty else { return [] }
         var near: [String: [String]] = [:]
         var known = Set<String>()
@@ -309,7 +325,8 @@ public final class StoreSet: @unchecked Sendable {
         }
         return titles.filter { !known.contains($0) }.map { typed in
             var seen = Set<String>()
-            return ProjectSuggestion(typed: typed, titles: Array((near[typed] ?? []).filter { seen.insert($0).inserted }.prefix(3)))
+            return ProjectSuggestion(
+                typed: typed, titles: Array((near[typed] ?? []).filter { seen.insert($0).inserted }.prefix(3)))
         }
     }
 }

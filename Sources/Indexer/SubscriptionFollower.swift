@@ -48,7 +48,8 @@ public final class SubscriptionFollower: Sendable {
             let from = last
             let events = try indexer(source.location.root) {
                 try source.store.read {
-                    try $0.subscriptionEvents(id: subscriptionID, after: from.position, ordinal: from.ordinal, limit: 500)
+                    try $0.subscriptionEvents(
+                        id: subscriptionID, after: from.position, ordinal: from.ordinal, limit: 500)
                 }
             }
             if let newest = events.last {

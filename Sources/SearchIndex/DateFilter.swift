@@ -70,17 +70,23 @@ struct DateFilter {
         switch text {
         case "today": return startOf(.day, now).flatMap { span($0, .day) }
         case "yesterday":
-            return startOf(.day, now).flatMap { calendar.date(byAdding: .day, value: -1, to: $0) }.flatMap { span($0, .day) }
+            return startOf(.day, now).flatMap { calendar.date(byAdding: .day, value: -1, to: $0) }.flatMap {
+                span($0, .day)
+            }
         case "this_week": return startOf(.weekOfYear, now).flatMap { span($0, .weekOfYear) }
         case "last_week":
             return startOf(.weekOfYear, now).flatMap { calendar.date(byAdding: .weekOfYear, value: -1, to: $0) }
                 .flatMap { span($0, .weekOfYear) }
         case "this_month": return startOf(.month, now).flatMap { span($0, .month) }
         case "last_month":
-            return startOf(.month, now).flatMap { calendar.date(byAdding: .month, value: -1, to: $0) }.flatMap { span($0, .month) }
+            return startOf(.month, now).flatMap { calendar.date(byAdding: .month, value: -1, to: $0) }.flatMap {
+                span($0, .month)
+            }
         case "this_year": return startOf(.year, now).flatMap { span($0, .year) }
         case "last_year":
-            return startOf(.year, now).flatMap { calendar.date(byAdding: .year, value: -1, to: $0) }.flatMap { span($0, .year) }
+            return startOf(.year, now).flatMap { calendar.date(byAdding: .year, value: -1, to: $0) }.flatMap {
+                span($0, .year)
+            }
         default: break
         }
         if text.hasPrefix("-"), let unit = text.last, let count = Int(text.dropFirst().dropLast()), count >= 0,
@@ -94,7 +100,8 @@ struct DateFilter {
             case "y": component = .year
             default: return nil
             }
-            guard let today = startOf(.day, now), let start = calendar.date(byAdding: component, value: -count, to: today)
+            guard let today = startOf(.day, now),
+                let start = calendar.date(byAdding: component, value: -count, to: today)
             else { return nil }
             return Period(start: start.timeIntervalSince1970, end: nil)
         }

@@ -87,7 +87,9 @@ final class DocumentBuilder {
         try document.addValue(TitleCollation.key(attributes.title), slot: ValueSlot.titleSortKey)
         try document.addValue(SortableNumber.encode(Double(Self.distinctWords(title))), slot: ValueSlot.titleWords)
         try document.addValue(coding.value(item.domainIdentifier), slot: ValueSlot.domain)
-        if !attributes.status.isEmpty { try document.addValue(ValueSlot.statusValue(attributes.status), slot: ValueSlot.status) }
+        if !attributes.status.isEmpty {
+            try document.addValue(ValueSlot.statusValue(attributes.status), slot: ValueSlot.status)
+        }
         try document.addValue(coding.value(item.uniqueIdentifier), slot: ValueSlot.uniqueIdentifier)
         return document
     }

@@ -62,7 +62,9 @@ public struct IdentifierCoding: Sendable, Equatable {
 
     /// Kind names by letter: the kinds of ``SearchableItemAttributeSet/Kind``, which have distinct first letters.
     static let kinds: [UInt8: String] = Dictionary(
-        SearchableItemAttributeSet.Kind.allCases.compactMap { kind in kind.rawValue.utf8.first.map { ($0, kind.rawValue) } },
+        SearchableItemAttributeSet.Kind.allCases.compactMap { kind in
+            kind.rawValue.utf8.first.map { ($0, kind.rawValue) }
+        },
         uniquingKeysWith: { first, _ in first })
 
     /// The kind's letter and the UUID's bytes, for `<base><kind>/<lowercase UUID>`; nil for anything else.
@@ -106,19 +108,21 @@ public struct IdentifierCoding: Sendable, Equatable {
     /// The 36-character lowercase form of a UUID's 16 bytes.
     static func uuidString(_ bytes: ArraySlice<UInt8>) -> String {
         // Written byte by byte: every hit's identifier goes through here.
-        String(unsafeUninitializedCapacity: 36, initializingUTF8With: { text in
-            var count = 0
-            for (offset, byte) in bytes.prefix(16).enumerated() {
-                if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
-                    text[count] = UInt8(ascii: "-")
-                    count += 1
+        String(
+            unsafeUninitializedCapacity: 36,
+            initializingUTF8With: { text in
+                var count = 0
+                for (offset, byte) in bytes.prefix(16).enumerated() {
+                    if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                        text[count] = UInt8(ascii: "-")
+                        count += 1
+                    }
+                    text[count] = Fingerprint.hexDigits[Int(byte >> 4)]
+                    text[count + 1] = Fingerprint.hexDigits[Int(byte & 0x0F)]
+                    count += 2
                 }
-                text[count] = Fingerprint.hexDigits[Int(byte >> 4)]
-                text[count + 1] = Fingerprint.hexDigits[Int(byte & 0x0F)]
-                count += 2
-            }
-            return count
-        })
+                return count
+            })
     }
 }
 

@@ -96,7 +96,9 @@ public final class SearchQueryParser {
             try parser.addBooleanField("is") { [unowned self] in self.note("is", $0, Self.statusTerm($0)) }
             try parser.addBooleanField("kind") { [unowned self] in self.note("kind", $0, Self.kindTerm($0)) }
             try parser.addBooleanField("author") { [unowned self] in self.note("author", $0, Self.authorTerm($0)) }
-            try parser.addBooleanField("priority") { [unowned self] in self.note("priority", $0, self.priorityFilter($0)) }
+            try parser.addBooleanField("priority") { [unowned self] in
+                self.note("priority", $0, self.priorityFilter($0))
+            }
             try parser.addBooleanField("created") { [unowned self] in
                 self.note("created", $0, self.dateFilter($0, field: "created", slot: ValueSlot.created))
             }
@@ -135,7 +137,7 @@ public final class SearchQueryParser {
             let normalized = TextNormalizer.normalizedQuery(bound)
             query = try parser.parse(normalized.text, flags: flags).groupingCompounds(
                 normalized.compounds, stemmingLanguage: Self.stemmingLanguage, titlePrefix: TermPrefix.title)
-        } catch where error.kind == .querySyntax || error.kind == .invalidArgument {
+        } catch  where error.kind == .querySyntax || error.kind == .invalidArgument {
             throw SearchIndexError(.querySyntax, "cannot parse the query '\(text)': \(error.message)", cause: error)
         } catch {
             // The index moved under a wildcard's expansion or the spelling search: not the query's fault.
@@ -157,7 +159,8 @@ public final class SearchQueryParser {
         let filters = explanations.filter { seen.insert($0).inserted }
         var titles = Set<String>()
         return SearchQuery(
-            text: text, query: query, bonus: bonus, filters: filters, correctedText: corrected.isEmpty ? nil : corrected,
+            text: text, query: query, bonus: bonus, filters: filters,
+            correctedText: corrected.isEmpty ? nil : corrected,
             projectTitles: projectTitles.filter { titles.insert($0).inserted })
     }
 
@@ -231,7 +234,8 @@ public final class SearchQueryParser {
         -> QueryParser.FieldMapping
     {
         // (Duplicates are dropped after the parse.)
-        if case .invalid = result.0 {} else {
+        if case .invalid = result.0 {
+        } else {
             let negated = negatedFilters.contains("\(field):\(value)".lowercased())
             explanations.append(negated ? "not: \(result.1)" : result.1)
         }
@@ -314,8 +318,14 @@ public final class SearchQueryParser {
             let left = value[..<dots.lowerBound]
             let right = value[dots.upperBound...]
             if left.isEmpty && right.isEmpty { return (invalid, "") }
-            if !left.isEmpty { guard let number = Self.filterNumber(left) else { return (invalid, "") }; lower = number }
-            if !right.isEmpty { guard let number = Self.filterNumber(right) else { return (invalid, "") }; upper = number }
+            if !left.isEmpty {
+                guard let number = Self.filterNumber(left) else { return (invalid, "") }
+                lower = number
+            }
+            if !right.isEmpty {
+                guard let number = Self.filterNumber(right) else { return (invalid, "") }
+                upper = number
+            }
         } else if value.hasPrefix(">="), let number = Self.filterNumber(value.dropFirst(2)) {
             lower = number
         } else if value.hasPrefix("<="), let number = Self.filterNumber(value.dropFirst(2)) {
@@ -372,10 +382,13 @@ public final class SearchQueryParser {
         let from = range.lower.map(written) ?? "the beginning"
         let to = range.upper.map(written) ?? "now and later"
         let offset = calendar.timeZone.secondsFromGMT(for: clock.now()) / 60
-        let zone = offset == 0
+        let zone =
+            offset == 0
             ? "UTC" : String(format: "UTC%@%02d:%02d", offset < 0 ? "-" : "+", abs(offset) / 60, abs(offset) % 60)
         return (
-            .valueRange(slot: slot, lower: range.lower.map(SortableNumber.encode), upper: range.upper.map(SortableNumber.encode)),
+            .valueRange(
+                slot: slot, lower: range.lower.map(SortableNumber.encode), upper: range.upper.map(SortableNumber.encode)
+            ),
             "\(field) from \(from) to \(to) (\(zone))"
         )
     }

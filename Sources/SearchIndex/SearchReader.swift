@@ -24,9 +24,12 @@ public final class SearchReader {
         let database = try Self.opening { () throws(XapianError) in try Database(path: path) }
         self.database = database
         isCombined = false
-        codings = [IdentifierCoding(base: try Self.retrying(database) { () throws(XapianError) in
-            try database.metadata(SearchIndexLayout.identifierBaseKey)
-        })]
+        codings = [
+            IdentifierCoding(
+                base: try Self.retrying(database) { () throws(XapianError) in
+                    try database.metadata(SearchIndexLayout.identifierBaseKey)
+                })
+        ]
     }
 
     /// How each index read keeps its identifiers (one per index, in the order of ``init(paths:)``).
@@ -38,7 +41,7 @@ public final class SearchReader {
         while true {
             do {
                 return try open()
-            } catch where error.kind == .opening && attempt < Self.retries {
+            } catch  where error.kind == .opening && attempt < Self.retries {
                 attempt += 1
             } catch {
                 throw SearchIndexError(error)
@@ -69,9 +72,11 @@ public final class SearchReader {
         // Each index keeps its own base: read from each, once (a rebuild keeps it: it is its store's).
         var codings: [IdentifierCoding] = []
         for part in paths.indices {
-            codings.append(IdentifierCoding(base: try Self.retrying(database) { () throws(XapianError) in
-                try database.metadata(SearchIndexLayout.identifierBaseKey, part: part)
-            }))
+            codings.append(
+                IdentifierCoding(
+                    base: try Self.retrying(database) { () throws(XapianError) in
+                        try database.metadata(SearchIndexLayout.identifierBaseKey, part: part)
+                    }))
         }
         self.codings = codings
     }
@@ -153,9 +158,11 @@ public final class SearchReader {
         options.checkAtLeast = max(request.end, SearchRequest.exactTotalUpTo)
         if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }
         do {
-            let matches = try retrying { () throws(XapianError) in try database.match(query.query, bonus: query.bonus, options: options) }
+            let matches = try retrying { () throws(XapianError) in
+                try database.match(query.query, bonus: query.bonus, options: options)
+            }
             return SearchResults(matches: matches, request: request, reader: self)
-        } catch where error.cause?.errorClass == "WildcardError" {
+        } catch  where error.cause?.errorClass == "WildcardError" {
             throw SearchIndexError(
                 .querySyntax,
                 "a wildcard in '\(query.text)' matches more than \(SearchQueryParser.maximumWildcardExpansion) words; "
@@ -194,7 +201,8 @@ public final class SearchReader {
         var found = Set<String>()
         for chunk in Array(identifiers).chunked(1_000) {
             let restricted = try xapian { () throws(XapianError) in
-                try query.query.combined(.filter, with: Query(anyOf: chunk.map { TermPrefix.uniqueIdentifier + coding(for: $0).term($0) }))
+                try query.query.combined(
+                    .filter, with: Query(anyOf: chunk.map { TermPrefix.uniqueIdentifier + coding(for: $0).term($0) }))
             }
             found.formUnion(try everyMatch(restricted, limit: chunk.count))
         }
@@ -237,7 +245,9 @@ public final class SearchReader {
     public func correction(for word: String) throws(SearchIndexError) -> String? {
         let folded = TextNormalizer.fold(word).lowercased()
         return try retrying { () throws(XapianError) in
-            guard let suggestion = try database.spellingSuggestion(for: folded), suggestion != folded else { return nil }
+            guard let suggestion = try database.spellingSuggestion(for: folded), suggestion != folded else {
+                return nil
+            }
             return suggestion
         }
     }
@@ -272,7 +282,7 @@ public final class SearchReader {
                 try database.appendTermsWithValue(
                     prefix: TermPrefix.uniqueIdentifier, slot: ValueSlot.fingerprint, after: rows.last?.term, to: &rows)
                 break
-            } catch where error.kind == .modified && DispatchTime.now().uptimeNanoseconds < deadline {
+            } catch  where error.kind == .modified && DispatchTime.now().uptimeNanoseconds < deadline {
                 try xapian { () throws(XapianError) in _ = try database.reopen() }
             } catch {
                 throw SearchIndexError(error)
@@ -300,7 +310,7 @@ public final class SearchReader {
         while true {
             do {
                 return try body()
-            } catch where error.kind == .modified && attempt < Self.retries {
+            } catch  where error.kind == .modified && attempt < Self.retries {
                 attempt += 1
                 try xapian { () throws(XapianError) in _ = try database.reopen() }
             } catch {
@@ -309,7 +319,6 @@ public final class SearchReader {
         }
     }
 }
-
 
 extension Array {
     func chunked(_ size: Int) -> [ArraySlice<Element>] {

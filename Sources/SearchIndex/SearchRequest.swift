@@ -22,7 +22,9 @@ public enum SearchSort: String, CaseIterable, Sendable {
         case .created: keys = [.init(slot: ValueSlot.created, descending: true)]
         case .modified: keys = [.init(slot: ValueSlot.modified, descending: true)]
         case .priority:
-            keys = [.init(slot: ValueSlot.priority, descending: true), .init(slot: ValueSlot.created, descending: true)]
+            keys = [
+                .init(slot: ValueSlot.priority, descending: true), .init(slot: ValueSlot.created, descending: true),
+            ]
         case .title: keys = [.init(slot: ValueSlot.titleSortKey)]
         }
         if reversed { keys = keys.map { .init(slot: $0.slot, descending: !$0.descending) } }
@@ -103,8 +105,10 @@ public struct SearchRequest: Sendable {
         return overflow ? Int.max : sum
     }
 
-    public init(offset: Int = 0, limit: Int = 20, sort: SearchSort = .relevance, reverse: Bool = false,
-                facets: [SearchFacet] = []) {
+    public init(
+        offset: Int = 0, limit: Int = 20, sort: SearchSort = .relevance, reverse: Bool = false,
+        facets: [SearchFacet] = []
+    ) {
         self.offset = offset
         self.limit = limit
         self.sort = sort
@@ -185,7 +189,8 @@ public final class SearchResults {
     }
 
     /// The part of `text` where the query matched, matched words wrapped in `highlight`.
-    public func snippet(of text: String, length: Int = 160, highlight: (start: String, end: String)) throws(SearchIndexError)
+    public func snippet(of text: String, length: Int = 160, highlight: (start: String, end: String))
+        throws(SearchIndexError)
         -> String
     {
         try xapian { () throws(XapianError) in try matches.snippet(of: text, length: length, highlight: highlight) }

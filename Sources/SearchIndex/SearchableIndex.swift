@@ -96,12 +96,13 @@ public final class SearchableIndex {
                     let document = try builder.document(for: item)
                     if commitsEachCall {
                         try database.replaceDocument(
-                            uniqueTerm: TermPrefix.uniqueIdentifier + coding.term(item.uniqueIdentifier), with: document)
+                            uniqueTerm: TermPrefix.uniqueIdentifier + coding.term(item.uniqueIdentifier), with: document
+                        )
                     } else {
                         // A bulk load fills a fresh database: no document can have this id yet.
                         try database.addDocument(document)
                     }
-                } catch where error.kind == .invalidArgument && skipped != nil {
+                } catch  where error.kind == .invalidArgument && skipped != nil {
                     skipped?(item, SearchIndexError(error))
                 }
             }

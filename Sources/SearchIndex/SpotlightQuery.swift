@@ -46,7 +46,11 @@ public struct SpotlightQueryParser {
     // MARK: - Tokens
 
     struct Token {
-        enum Kind: Equatable { case identifier, string(modifiers: String), number, op, leftParen, rightParen, comma }
+        enum Kind: Equatable {
+            case identifier
+            case string(modifiers: String)
+            case number, op, leftParen, rightParen, comma
+        }
         var kind: Kind
         var text: String
         var offset: Int
@@ -60,7 +64,8 @@ public struct SpotlightQueryParser {
             var tokens: [Token] = []
             var index = 0
             func fail(_ message: String) -> SearchIndexError {
-                SearchIndexError(.querySyntax, "cannot parse the Spotlight query '\(text)': \(message) at character \(index + 1)")
+                SearchIndexError(
+                    .querySyntax, "cannot parse the Spotlight query '\(text)': \(message) at character \(index + 1)")
             }
             while index < characters.count {
                 let character = characters[index]
@@ -76,7 +81,10 @@ public struct SpotlightQueryParser {
                         value.append(characters[index])
                         index += 1
                     }
-                    guard index < characters.count else { index = start; throw fail("a string is not closed") }
+                    guard index < characters.count else {
+                        index = start
+                        throw fail("a string is not closed")
+                    }
                     index += 1
                     var modifiers = ""
                     while index < characters.count, characters[index].isLetter {
@@ -88,24 +96,33 @@ public struct SpotlightQueryParser {
                     }
                     tokens.append(Token(kind: .string(modifiers: modifiers), text: value, offset: start))
                 } else if character == "(" {
-                    tokens.append(Token(kind: .leftParen, text: "(", offset: index)); index += 1
+                    tokens.append(Token(kind: .leftParen, text: "(", offset: index))
+                    index += 1
                 } else if character == ")" {
-                    tokens.append(Token(kind: .rightParen, text: ")", offset: index)); index += 1
+                    tokens.append(Token(kind: .rightParen, text: ")", offset: index))
+                    index += 1
                 } else if character == "," {
-                    tokens.append(Token(kind: .comma, text: ",", offset: index)); index += 1
+                    tokens.append(Token(kind: .comma, text: ",", offset: index))
+                    index += 1
                 } else if "=!<>&|".contains(character) {
                     let two = index + 1 < characters.count ? String(characters[index...index + 1]) : ""
                     if ["==", "!=", "<=", ">=", "&&", "||"].contains(two) {
-                        tokens.append(Token(kind: .op, text: two, offset: index)); index += 2
+                        tokens.append(Token(kind: .op, text: two, offset: index))
+                        index += 2
                     } else if "!<>".contains(character) {
-                        tokens.append(Token(kind: .op, text: String(character), offset: index)); index += 1
+                        tokens.append(Token(kind: .op, text: String(character), offset: index))
+                        index += 1
                     } else {
                         throw fail("'\(character)' is not an operator (use ==, !=, <, >, <=, >=, &&, ||, !)")
                     }
-                } else if character.isNumber || (character == "-" && index + 1 < characters.count && characters[index + 1].isNumber) {
+                } else if character.isNumber
+                    || (character == "-" && index + 1 < characters.count && characters[index + 1].isNumber)
+                {
                     let start = index
                     index += 1
-                    while index < characters.count, characters[index].isNumber || characters[index] == "." { index += 1 }
+                    while index < characters.count, characters[index].isNumber || characters[index] == "." {
+                        index += 1
+                    }
                     tokens.append(Token(kind: .number, text: String(characters[start..<index]), offset: start))
                 } else if character.isLetter || character == "$" || character == "*" || character == "_" {
                     let start = index
@@ -220,7 +237,9 @@ public struct SpotlightQueryParser {
                 }
                 return try combine(Query.matchAll(), .andNot, try parseUnary())
             }
-            guard token.kind == .identifier else { throw error("expected an attribute, found \(token.text)", at: token) }
+            guard token.kind == .identifier else {
+                throw error("expected an attribute, found \(token.text)", at: token)
+            }
             if token.text == "InRange" {
                 try expect(.leftParen, "'(' after InRange")
                 let name = try next()
@@ -256,32 +275,39 @@ public struct SpotlightQueryParser {
             }
             guard argument.kind == .number, SearchQueryParser.filterNumber(argument.text) != nil else {
                 throw error(
-                    "\(token.text)( takes a whole number of at most \(SearchQueryParser.maximumFilterNumber)", at: argument)
+                    "\(token.text)( takes a whole number of at most \(SearchQueryParser.maximumFilterNumber)",
+                    at: argument)
             }
             return Token(kind: .identifier, text: "\(token.text)(\(argument.text))", offset: token.offset)
         }
 
         func unknownAttribute(_ token: Token) -> SearchIndexError {
-            error("unknown attribute \(token.text); Spotlite knows \(Attribute.names.joined(separator: ", "))", at: token)
+            error(
+                "unknown attribute \(token.text); Spotlite knows \(Attribute.names.joined(separator: ", "))", at: token)
         }
 
         func combine(_ left: Query, _ op: Query.Operator, _ right: Query) throws(SearchIndexError) -> Query {
             try xapian { () throws(XapianError) in try left.combined(op, with: right) }
         }
 
-        mutating func comparison(_ attribute: Attribute, _ name: Token, _ op: Token, _ value: Token) throws(SearchIndexError)
+        mutating func comparison(_ attribute: Attribute, _ name: Token, _ op: Token, _ value: Token)
+            throws(SearchIndexError)
             -> Query
         {
             switch attribute {
             case .text(let field):
-                guard case .string = value.kind else { throw error("\(name.text) compares with a \"string\"", at: value) }
+                guard case .string = value.kind else {
+                    throw error("\(name.text) compares with a \"string\"", at: value)
+                }
                 guard op.text == "==" || op.text == "!=" else {
                     throw error("\(name.text) supports == and != only", at: op)
                 }
                 let wordQuery = try text(field: field, value)
                 return op.text == "==" ? wordQuery : try combine(Query.matchAll(), .andNot, wordQuery)
             case .kind, .containerTitle, .domain, .author:
-                guard case .string = value.kind else { throw error("\(name.text) compares with a \"string\"", at: value) }
+                guard case .string = value.kind else {
+                    throw error("\(name.text) compares with a \"string\"", at: value)
+                }
                 guard op.text == "==" || op.text == "!=" else {
                     throw error("\(name.text) supports == and != only", at: op)
                 }
@@ -302,7 +328,9 @@ public struct SpotlightQueryParser {
                 guard value.kind == .identifier, value.text == "true" || value.text == "false" else {
                     throw error("completed compares with true or false", at: value)
                 }
-                guard op.text == "==" || op.text == "!=" else { throw error("completed supports == and != only", at: op) }
+                guard op.text == "==" || op.text == "!=" else {
+                    throw error("completed supports == and != only", at: op)
+                }
                 let completed = (value.text == "true") == (op.text == "==")
                 explanations.append(completed ? "status is completed" : "status is open")
                 return Query(term: TermPrefix.status + (completed ? "completed" : "open"))
@@ -322,7 +350,8 @@ public struct SpotlightQueryParser {
                 let query: Query
                 switch op.text {
                 case "==": query = try valueRange(slot, period.start, period.end - 1)
-                case "!=": return try combine(Query.matchAll(), .andNot, try valueRange(slot, period.start, period.end - 1))
+                case "!=":
+                    return try combine(Query.matchAll(), .andNot, try valueRange(slot, period.start, period.end - 1))
                 case "<": query = try valueRange(slot, nil, period.start - 1)
                 case "<=": query = try valueRange(slot, nil, period.end - 1)
                 case ">": query = try valueRange(slot, period.end, nil)
@@ -333,7 +362,9 @@ public struct SpotlightQueryParser {
             }
         }
 
-        mutating func range(_ attribute: Attribute, _ name: Token, low: Token, high: Token) throws(SearchIndexError) -> Query {
+        mutating func range(_ attribute: Attribute, _ name: Token, low: Token, high: Token) throws(SearchIndexError)
+            -> Query
+        {
             switch attribute {
             case .priority:
                 guard let lower = SearchQueryParser.filterNumber(low.text),
@@ -374,11 +405,14 @@ public struct SpotlightQueryParser {
 
         func valueRange(_ slot: UInt32, _ low: Double?, _ high: Double?) throws(SearchIndexError) -> Query {
             try xapian { () throws(XapianError) in
-                try Query.valueRange(slot: slot, lower: low.map(SortableNumber.encode), upper: high.map(SortableNumber.encode))
+                try Query.valueRange(
+                    slot: slot, lower: low.map(SortableNumber.encode), upper: high.map(SortableNumber.encode))
             }
         }
 
-        mutating func term(_ mapping: (QueryParser.FieldMapping, String), at token: Token) throws(SearchIndexError) -> Query {
+        mutating func term(_ mapping: (QueryParser.FieldMapping, String), at token: Token) throws(SearchIndexError)
+            -> Query
+        {
             switch mapping.0 {
             case .term(let term):
                 explanations.append(mapping.1)
@@ -428,7 +462,9 @@ public struct SpotlightQueryParser {
             {
                 return (start.timeIntervalSince1970, end.timeIntervalSince1970)
             }
-            throw error("\(name) is not a value; use a number, a \"string\", true, false, $time.now, $time.today(±n) or $time.iso(\"date\")", at: token)
+            throw error(
+                "\(name) is not a value; use a number, a \"string\", true, false, $time.now, $time.today(±n) or $time.iso(\"date\")",
+                at: token)
         }
     }
 }

@@ -69,7 +69,8 @@ public enum TextNormalizer {
         bytes.append(0x20)  // a last separator flushes the last word
         for index in 0..<bytes.count {
             let byte = bytes[index]
-            let continues = isAlnum(byte)
+            let continues =
+                isAlnum(byte)
                 || (byte == 0x2E && start >= 0 && index > 0 && bytes[index - 1] >= 0x30 && bytes[index - 1] <= 0x39
                     && index + 1 < bytes.count && bytes[index + 1] >= 0x30 && bytes[index + 1] <= 0x39)
                 || (byte == 0x5F && start >= 0 && index + 1 < bytes.count && isAlnum(bytes[index + 1]))
@@ -255,7 +256,8 @@ extension TextNormalizer {
             let character = characters[index]
             if character == "\"" {
                 quoted.toggle()
-                fieldValue = quoted && index > 0 && characters[index - 1] == ":"
+                fieldValue =
+                    quoted && index > 0 && characters[index - 1] == ":"
                     && !textFields.contains(fieldName(characters, endingAt: index - 1))
                 out.append(character)
                 index += 1
@@ -285,7 +287,8 @@ extension TextNormalizer {
             var end = index
             var word = ""
             while end < characters.count,
-                isTokenCharacter(characters[end], in: word, before: end + 1 < characters.count ? characters[end + 1] : nil)
+                isTokenCharacter(
+                    characters[end], in: word, before: end + 1 < characters.count ? characters[end + 1] : nil)
             {
                 word.append(characters[end])
                 end += 1
@@ -293,7 +296,8 @@ extension TextNormalizer {
             let parts = compoundParts(word)
             let before = index > 0 ? characters[index - 1] : " "
             let after = end < characters.count ? characters[end] : " "
-            let attached = before == ":" || before == "+" || before == "-" || after == "*" || after == ":"
+            let attached =
+                before == ":" || before == "+" || before == "-" || after == "*" || after == ":"
                 || before.isLetterOrNumber
             // Words are lowercased, operators kept: Xapian stems only words written in lowercase, and a word at
             // the start of a title-cased sentence ("Fixes") should find "fix" as FTS5's porter does.

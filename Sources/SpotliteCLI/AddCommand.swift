@@ -51,8 +51,9 @@ struct AddItem: ParsableCommand {
     @Option(help: "1 or low, 2 or medium, 3 or high.")
     var priority = PriorityArgument(2)
 
-    @Flag(help: ArgumentHelp(
-        "After adding, list likely duplicates already stored (spotlite similar, likeness 0.5 or more) on stderr."))
+    @Flag(
+        help: ArgumentHelp(
+            "After adding, list likely duplicates already stored (spotlite similar, likeness 0.5 or more) on stderr."))
     var checkDuplicates = false
 
     func run() throws {

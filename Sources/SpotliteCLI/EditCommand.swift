@@ -95,7 +95,8 @@ private func setCompleted(_ completed: Bool, uris: [String], options: StoreOptio
             switch target.kind {
             case .item: try store.updateItem(id: target.entityID, ItemChanges(isCompleted: completed))
             case .project: try store.updateProject(id: target.entityID, ProjectChanges(isClosed: completed))
-            case .message: throw CLIError("\(target) is a message: only items and projects are completed", status: .usage)
+            case .message:
+                throw CLIError("\(target) is a message: only items and projects are completed", status: .usage)
             }
             Output.line(target.description)
         }

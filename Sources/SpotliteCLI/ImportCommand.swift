@@ -32,14 +32,17 @@ struct ImportCommand: ParsableCommand {
                 summary = try store.importJSONLines(from: try ImportSource(path: file), progress: meter.show)
             }
             // Messages are named only when the file has some: most files are projects and items.
-            let messages = summary.messagesAdded + summary.messagesUpdated > 0
+            let messages =
+                summary.messagesAdded + summary.messagesUpdated > 0
                 ? ", \(count(summary.messagesAdded, "message"))" : ""
-            let added = messages.isEmpty
+            let added =
+                messages.isEmpty
                 ? "\(count(summary.projectsAdded, "project")) and \(count(summary.itemsAdded, "item"))"
                 : "\(count(summary.projectsAdded, "project")), \(count(summary.itemsAdded, "item"))\(messages.replacingOccurrences(of: ", ", with: " and "))"
             Output.line(
                 "imported: \(added) added, "
-                    + "\(summary.projectsUpdated + summary.itemsUpdated + summary.messagesUpdated) updated, \(summary.unchanged) unchanged")
+                    + "\(summary.projectsUpdated + summary.itemsUpdated + summary.messagesUpdated) updated, \(summary.unchanged) unchanged"
+            )
         }
     }
 }

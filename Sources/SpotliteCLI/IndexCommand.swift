@@ -43,7 +43,8 @@ struct IndexCommand: ParsableCommand {
             let meter = ProgressMeter()
             do {
                 defer { Output.progress(nil) }  // the progress line goes before anything else is said
-                report = rebuild
+                report =
+                    rebuild
                     ? try indexer.rebuild(lockTimeout: wait, progress: meter.show)
                     : try indexer.catchUp(lockTimeout: wait, batchSize: batchSize) { progress in
                         // A catch-up of one commit is quick: no progress line.

@@ -70,8 +70,11 @@ struct MessagesCommand: ParsableCommand {
                 switch target.kind {
                 case .item: rows = try reader.messages(onItems: [target.entityID])
                 case .project:
-                    rows = all
-                        ? try reader.messages(inProjects: [target.entityID]).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+                    rows =
+                        all
+                        ? try reader.messages(inProjects: [target.entityID]).sorted {
+                            ($0.createdAt, $0.id) < ($1.createdAt, $1.id)
+                        }
                         : try reader.messages(onProjects: [target.entityID])
                 case .message:
                     throw CLIError("\(target) is a message; give its item or project", status: .usage)
@@ -97,10 +100,13 @@ struct MessagesCommand: ParsableCommand {
             }
         }
         if format == .json {
-            Output.line(JSON.array(found.compactMap { entity in
-                guard case .message(let message, _, _) = entity else { return nil }
-                return EntityJSON.json(entity, uri: store.uri(.message, message.id))
-            }).text)
+            Output.line(
+                JSON.array(
+                    found.compactMap { entity in
+                        guard case .message(let message, _, _) = entity else { return nil }
+                        return EntityJSON.json(entity, uri: store.uri(.message, message.id))
+                    }
+                ).text)
         }
     }
 }

@@ -3,11 +3,11 @@ import Indexer
 import TrackerStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes to stdout and stderr. One place, so that every command prints the same way and no write error goes
@@ -111,8 +111,9 @@ enum Output {
     /// Said at once when a search must first apply a large backlog of changes (SearchOptions.onLargeBacklog).
     static let largeBacklogNote: @Sendable (IndexProgress) -> Void = { progress in
         let doing = progress.work == .rebuilding ? "rebuilding it" : "applying them"
-        note("spotlite: the index is \(count(progress.backlog, "change")) behind the store; \(doing) before searching "
-            + "(`spotlite watch` keeps it current)")
+        note(
+            "spotlite: the index is \(count(progress.backlog, "change")) behind the store; \(doing) before searching "
+                + "(`spotlite watch` keeps it current)")
     }
 
     /// A line on stderr (warnings, notes, errors). Stdout is written first, so the two interleave as printed. It is
@@ -133,7 +134,8 @@ enum Output {
 
     /// The error for a failed write to stdout, in the CLI's terms.
     static func writeError(_ code: Int32) -> CLIError {
-        CLIError("cannot write the output: \(String(cString: strerror(code))); nothing more was written", status: .usage)
+        CLIError(
+            "cannot write the output: \(String(cString: strerror(code))); nothing more was written", status: .usage)
     }
 
     /// Writes every byte, retrying short writes and interruptions; returns the errno of a failure.

@@ -39,7 +39,8 @@ final class ProgressMeter {
 
     /// Shows the line for `progress` (see ``line(_:done:total:unit:)``).
     func show(_ progress: IndexProgress) {
-        let text = progress.work == .rebuilding
+        let text =
+            progress.work == .rebuilding
             ? line("rebuilding", done: progress.done, total: progress.total, unit: "rows")
             : line("applying changes", done: progress.done, total: progress.total, unit: "changes")
         if let text { Output.progress(text) }
@@ -50,9 +51,10 @@ final class ProgressMeter {
         let text: String?
         switch progress.stage {
         case .reading:
-            text = progress.total.map { total in
-                line("reading", done: progress.done >> 20, total: total >> 20, unit: "MiB")
-            } ?? line("reading", done: progress.done, total: nil, unit: "lines")
+            text =
+                progress.total.map { total in
+                    line("reading", done: progress.done >> 20, total: total >> 20, unit: "MiB")
+                } ?? line("reading", done: progress.done, total: nil, unit: "lines")
         case .writing:
             text = line("writing", done: progress.done, total: progress.total, unit: "records")
         }

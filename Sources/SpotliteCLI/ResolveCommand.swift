@@ -1,6 +1,6 @@
-import SpotliteJSON
 import ArgumentParser
 import Foundation
+import SpotliteJSON
 import TrackerStore
 
 struct ResolveCommand: ParsableCommand {
@@ -25,13 +25,15 @@ struct ResolveCommand: ParsableCommand {
     @Option(help: "text, json (one object for one URI argument, else an array), jsonl or ids.")
     var format: OutputFormat = .text
 
-    @Option(help: ArgumentHelp(
-        "Look for each row in these named stores too (all, or names separated by commas): the newest copy wins.",
-        valueName: "names"))
+    @Option(
+        help: ArgumentHelp(
+            "Look for each row in these named stores too (all, or names separated by commas): the newest copy wins.",
+            valueName: "names"))
     var stores: String?
 
-    @Flag(name: [.customShort("0"), .customLong("null")],
-          help: "URIs on standard input are separated by NUL bytes, and ids/jsonl records end with one (xargs -0).")
+    @Flag(
+        name: [.customShort("0"), .customLong("null")],
+        help: "URIs on standard input are separated by NUL bytes, and ids/jsonl records end with one (xargs -0).")
     var null = false
 
     func validate() throws {
@@ -94,7 +96,8 @@ struct ResolveCommand: ParsableCommand {
 
     static let priorityNames = [1: "low", 2: "medium", 3: "high"]
 
-    static func text(_ entity: StoreEntity, uri: TrackerURI, store: (store: String, alsoIn: [String])? = nil) -> String {
+    static func text(_ entity: StoreEntity, uri: TrackerURI, store: (store: String, alsoIn: [String])? = nil) -> String
+    {
         // One-line fields show line breaks as escapes too; the detail and a message's text keep theirs.
         let line = { (text: String) in VisibleText.escaped(text) }
         var lines: [String] = []
@@ -111,7 +114,9 @@ struct ResolveCommand: ParsableCommand {
                 "  created:   \(line(item.createdAt))",
                 "  modified:  \(line(item.modifiedAt))",
             ]
-            if let store { lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3) }
+            if let store {
+                lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3)
+            }
             if !item.detail.isEmpty { lines += ["", item.detail] }
         case .message(let message, let project, let item):
             let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)
@@ -132,7 +137,9 @@ struct ResolveCommand: ParsableCommand {
                 "",
                 message.text,
             ]
-            if let store { lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3) }
+            if let store {
+                lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3)
+            }
         case .project(let project):
             lines = [
                 line(project.title),
@@ -142,7 +149,9 @@ struct ResolveCommand: ParsableCommand {
                 "  created:   \(line(project.createdAt))",
                 "  modified:  \(line(project.modifiedAt))",
             ]
-            if let store { lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3) }
+            if let store {
+                lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3)
+            }
             if !project.detail.isEmpty { lines += ["", project.detail] }
         }
         return lines.joined(separator: "\n")

@@ -1,8 +1,8 @@
-import SpotliteJSON
 import ArgumentParser
 import Foundation
 import Indexer
 import SearchIndex
+import SpotliteJSON
 import TrackerStore
 
 extension SearchSort: ExpressibleByArgument {}
@@ -56,8 +56,10 @@ struct SearchCommand: ParsableCommand {
     @Flag(help: "Reverse the --sort order (oldest, lowest priority or Z→A first).")
     var reverse = false
 
-    @Option(help: ArgumentHelp("Count matches per project, priority and/or status, e.g. project,status.",
-                               valueName: "facets"))
+    @Option(
+        help: ArgumentHelp(
+            "Count matches per project, priority and/or status, e.g. project,status.",
+            valueName: "facets"))
     var facets: String?
 
     @Flag(help: "Treat the last word as a prefix, for search as you type.")
@@ -69,9 +71,10 @@ struct SearchCommand: ParsableCommand {
     @Flag(help: "The query is a Core Spotlight query string (CSSearchQuery).")
     var spotlight = false
 
-    @Option(help: ArgumentHelp(
-        "Search these named stores as one: all, or names separated by commas (see `spotlite stores`).",
-        valueName: "names"))
+    @Option(
+        help: ArgumentHelp(
+            "Search these named stores as one: all, or names separated by commas (see `spotlite stores`).",
+            valueName: "names"))
     var stores: String?
 
     @Flag(help: "With --stores: any store that fails fails the search (exit 5 or 6) instead of being reported.")
@@ -80,8 +83,9 @@ struct SearchCommand: ParsableCommand {
     @Flag(help: "Print the parsed Xapian query and the filters applied.")
     var explain = false
 
-    @Flag(name: [.customShort("0"), .customLong("null")],
-          help: "End each record of --format ids or jsonl with a NUL byte instead of a newline (for xargs -0).")
+    @Flag(
+        name: [.customShort("0"), .customLong("null")],
+        help: "End each record of --format ids or jsonl with a NUL byte instead of a newline (for xargs -0).")
     var null = false
 
     func validate() throws {
@@ -98,7 +102,8 @@ struct SearchCommand: ParsableCommand {
         }
         if let problem = SearchRequest.pageProblem(offset: offset, limit: limit) { throw ValidationError(problem) }
         if stores != nil && options.index != nil {
-            throw ValidationError("--index names one store's index; with --stores each store's index is in its default place")
+            throw ValidationError(
+                "--index names one store's index; with --stores each store's index is in its default place")
         }
         if strict && stores == nil { throw ValidationError("--strict goes with --stores") }
         if reverse && sort == .relevance {
@@ -130,7 +135,8 @@ struct SearchCommand: ParsableCommand {
         let outcome = try running {
             if let stores {
                 let entries = try StoreCatalog.load().select(stores, defaultStore: options.storePath)
-                return try StoreCatalog.storeSet(entries, forReading: true).search(text, options: search, strict: strict)
+                return try StoreCatalog.storeSet(entries, forReading: true).search(
+                    text, options: search, strict: strict)
             }
             return try options.openIndexer(forReading: true).search(text, options: search)
         }
@@ -140,7 +146,9 @@ struct SearchCommand: ParsableCommand {
         }
         Self.printNotices(outcome)
         for project in outcome.projectSuggestions {
-            let near = project.titles.isEmpty ? "" : "; did you mean " + project.titles.map { "'\($0)'" }.joined(separator: " or ") + "?"
+            let near =
+                project.titles.isEmpty
+                ? "" : "; did you mean " + project.titles.map { "'\($0)'" }.joined(separator: " or ") + "?"
             Output.note("spotlite: no project titled '\(project.typed)'\(near)")
         }
         if let suggestion = outcome.suggestion {
@@ -181,7 +189,9 @@ struct SearchCommand: ParsableCommand {
             let behind = outcome.changesBehind.map { ", \(count($0, "change")) behind the store" } ?? ""
             Output.note("spotlite: \(reason); searched it as it is\(behind)")
         } else if let behind = outcome.changesBehind {
-            Output.note("spotlite: the index is \(count(behind, "change")) behind the store (another process is writing it); results may be stale")
+            Output.note(
+                "spotlite: the index is \(count(behind, "change")) behind the store (another process is writing it); results may be stale"
+            )
         }
         if let rebuilt = outcome.catchUp?.rebuildReason {
             Output.note("spotlite: built the index first (\(rebuilt))")
@@ -193,7 +203,8 @@ struct SearchCommand: ParsableCommand {
         let total = outcome.isExact ? "\(outcome.total)" : "about \(outcome.total)"
         if outcome.hits.isEmpty {
             if outcome.total == 0 { return "spotlite: no matches" }
-            return "spotlite: no hits on this page: \(total) \(outcome.total == 1 && outcome.isExact ? "match" : "matches") in all"
+            return
+                "spotlite: no hits on this page: \(total) \(outcome.total == 1 && outcome.isExact ? "match" : "matches") in all"
         }
         return "spotlite: hits \(outcome.offset + 1)–\(outcome.offset + outcome.hits.count) of \(total)"
     }
@@ -231,7 +242,8 @@ struct SearchTextPrinter {
             let (title, meta) = Self.columns(hit.entity)
             Output.styledLine(
                 String(repeating: " ", count: numberWidth - number.count) + number + "  "
-                    + terminal.bold(title.fitted(to: titleWidth)) + " " + terminal.dim(meta.fitted(to: metaWidth))
+                    + terminal.bold(title.fitted(to: titleWidth)) + " "
+                    + terminal.dim(meta.fitted(to: metaWidth))
                     .trimmingTrailingSpaces())
             if let snippet = hit.snippet {
                 let flat = snippet.marked.split(whereSeparator: \.isNewline).joined(separator: " ")

@@ -20,12 +20,15 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    @Option(help: ArgumentHelp("The address to listen on: HOST:PORT, [IPv6]:PORT; port 0 takes a free one.", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "The address to listen on: HOST:PORT, [IPv6]:PORT; port 0 takes a free one.", valueName: "host:port"))
     var listen = "127.0.0.1:7700"
 
-    @Option(help: ArgumentHelp(
-        "A file whose first line is the bearer token every request must carry (needed beyond loopback).",
-        valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A file whose first line is the bearer token every request must carry (needed beyond loopback).",
+            valueName: "path"))
     var tokenFile: String?
 
     @Option(help: ArgumentHelp("The one origin allowed to call the API from a browser (CORS).", valueName: "origin"))
@@ -34,15 +37,17 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Subscription event streams open at once; more are answered 429.", valueName: "n"))
     var maxEventStreams = ServerOptions().maximumEventStreams
 
-    @Option(help: ArgumentHelp(
-        "Seconds a search may take: matching stops then and the request is answered 503.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a search may take: matching stops then and the request is answered 503.", valueName: "seconds"))
     var searchTimeLimit = ServerOptions().searchTimeLimit
 
-    @Option(help: ArgumentHelp(
-        "A host name requests may be sent to besides this machine's addresses, localhost and the --listen name "
-            + "(e.g. the name a reverse proxy forwards); repeat for more. Requests naming any other host are refused "
-            + "(421), so that no page of another site can reach the store through a rebound name.",
-        valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "A host name requests may be sent to besides this machine's addresses, localhost and the --listen name "
+                + "(e.g. the name a reverse proxy forwards); repeat for more. Requests naming any other host are refused "
+                + "(421), so that no page of another site can reach the store through a rebound name.",
+            valueName: "name"))
     var allowHost: [String] = []
 
     @Option(help: ArgumentHelp("Subscriptions the store may hold; making one more is refused (409).", valueName: "n"))
@@ -54,21 +59,24 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Rows all the store's subscriptions may follow together.", valueName: "n"))
     var maxSubscriptionRowsTotal = SubscriptionLimits().maximumRowsInTotal
 
-    @Option(help: ArgumentHelp(
-        "Seconds a connection may take to send a request's headers (from opening, or from its last answer) before "
-            + "it is closed.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may take to send a request's headers (from opening, or from its last answer) before "
+                + "it is closed.", valueName: "seconds"))
     var headerTimeout = ServerOptions().headerTimeout
 
-    @Option(help: ArgumentHelp(
-        "Seconds a request's body may take to arrive whole before its connection is closed.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a request's body may take to arrive whole before its connection is closed.", valueName: "seconds"))
     var bodyTimeout = ServerOptions().bodyTimeout
 
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
-    @Option(help: ArgumentHelp(
-        "Named stores /v1/search?stores=… may search together: all, or names separated by commas.",
-        valueName: "names"))
+    @Option(
+        help: ArgumentHelp(
+            "Named stores /v1/search?stores=… may search together: all, or names separated by commas.",
+            valueName: "names"))
     var stores: String?
 
     func validate() throws {
@@ -110,17 +118,20 @@ struct ServeCommand: ParsableCommand {
         server.subscriptionLimits.maximumRows = maxSubscriptionRows
         server.subscriptionLimits.maximumRowsInTotal = maxSubscriptionRowsTotal
         if let stores {
-            server.stores = StoreCatalog.storeSet(try StoreCatalog.load().select(stores, defaultStore: options.storePath)).members
+            server.stores =
+                StoreCatalog.storeSet(try StoreCatalog.load().select(stores, defaultStore: options.storePath)).members
         }
         if let tokenFile {
             guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
                 throw CLIError("cannot read --token-file \(tokenFile); put the token on its first line", status: .usage)
             }
-            let token = text.split(whereSeparator: \.isNewline).first.map(String.init)?
+            let token =
+                text.split(whereSeparator: \.isNewline).first.map(String.init)?
                 .trimmingCharacters(in: .whitespaces) ?? ""
             guard token.count >= 16 else {
-                throw CLIError("the token in \(tokenFile) is shorter than 16 characters; use a long random one "
-                    + "(e.g. `openssl rand -hex 32 > \(tokenFile)`)", status: .usage)
+                throw CLIError(
+                    "the token in \(tokenFile) is shorter than 16 characters; use a long random one "
+                        + "(e.g. `openssl rand -hex 32 > \(tokenFile)`)", status: .usage)
             }
             server.token = token
         }

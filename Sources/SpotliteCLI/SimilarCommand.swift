@@ -1,8 +1,8 @@
-import SpotliteJSON
 import ArgumentParser
 import Foundation
 import Indexer
 import SearchIndex
+import SpotliteJSON
 import TrackerStore
 
 struct SimilarCommand: ParsableCommand {
@@ -30,8 +30,9 @@ struct SimilarCommand: ParsableCommand {
     @Option(help: "Skip this many hits (for paging).")
     var offset: Int = 0
 
-    @Flag(name: [.customShort("0"), .customLong("null")],
-          help: "End each record of --format ids or jsonl with a NUL byte instead of a newline (for xargs -0).")
+    @Flag(
+        name: [.customShort("0"), .customLong("null")],
+        help: "End each record of --format ids or jsonl with a NUL byte instead of a newline (for xargs -0).")
     var null = false
 
     func validate() throws {

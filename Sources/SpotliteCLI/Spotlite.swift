@@ -6,7 +6,8 @@ import SpotliteJSON
 public struct Spotlite: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "spotlite",
-        abstract: "Full-text search for tracker data: a store of projects and items, and a Xapian index that follows it.",
+        abstract:
+            "Full-text search for tracker data: a store of projects and items, and a Xapian index that follows it.",
         discussion: """
             Exit codes: 0 success; 1 no hits (search) or differences (verify); 2 bad usage or input; \
             3 not found; 4 URI of another store; 5 store problem; 6 index problem (or kept by a running watch); \
@@ -149,7 +150,9 @@ public struct Spotlite: ParsableCommand {
 
     /// A parser message on one line, as every error is (its list of valid values folded in), with where to look.
     static func oneLine(_ message: String, arguments: [String]?) -> String {
-        let lines = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let lines = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
         var text = (lines.first ?? "bad usage").replacingOccurrences(of: "Error: ", with: "")
         let values = lines.dropFirst().filter { $0.hasPrefix("- ") }.map { $0.dropFirst(2) }
         if !values.isEmpty {

@@ -1,7 +1,7 @@
-import SpotliteJSON
 import ArgumentParser
 import Foundation
 import Indexer
+import SpotliteJSON
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -76,35 +76,41 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let report = try running { try options.openIndexer().verify(repair: repair) }
         if format == .json {
-            Output.line(JSON.object([
-                ("clean", .bool(report.isClean)),
-                ("store_rows", .int(report.storeRows)),
-                ("index_documents", report.indexDocuments.map { .int($0) } ?? .null),
-                ("changes_behind", .int(report.changesBehind)),
-                ("repaired", .int(report.repaired)),
-                ("damage", report.damage.map { .string($0) } ?? .null),
-                ("rebuilt", report.rebuilt.map { .string($0) } ?? .null),
-                ("missing", .array(report.missing.map { .string($0) })),
-                ("stale", .array(report.stale.map { .string($0) })),
-                ("extra", .array(report.extra.map { .string($0) })),
-            ]).text)
+            Output.line(
+                JSON.object([
+                    ("clean", .bool(report.isClean)),
+                    ("store_rows", .int(report.storeRows)),
+                    ("index_documents", report.indexDocuments.map { .int($0) } ?? .null),
+                    ("changes_behind", .int(report.changesBehind)),
+                    ("repaired", .int(report.repaired)),
+                    ("damage", report.damage.map { .string($0) } ?? .null),
+                    ("rebuilt", report.rebuilt.map { .string($0) } ?? .null),
+                    ("missing", .array(report.missing.map { .string($0) })),
+                    ("stale", .array(report.stale.map { .string($0) })),
+                    ("extra", .array(report.extra.map { .string($0) })),
+                ]).text)
         } else {
             for uri in report.missing { Output.line("missing  \(uri)") }
             for uri in report.stale { Output.line("stale    \(uri)") }
             for uri in report.extra { Output.line("extra    \(uri)") }
             if let damage = report.damage {
                 Output.line("damaged  \(damage)")
-                Output.line("note: `spotlite verify --repair` (or `spotlite index --rebuild`) rebuilds it from the store")
+                Output.line(
+                    "note: `spotlite verify --repair` (or `spotlite index --rebuild`) rebuilds it from the store")
             }
             if let reason = report.rebuilt { Output.line("rebuilt the index: \(reason)") }
             if report.repaired > 0 { Output.line("repaired \(count(report.repaired, "document"))") }
-            let verdict = report.isClean
-                ? "clean" : report.damage != nil ? "the index is damaged"
-                : "\(report.missing.count) missing, \(report.stale.count) stale, \(report.extra.count) extra"
+            let verdict =
+                report.isClean
+                ? "clean"
+                : report.damage != nil
+                    ? "the index is damaged"
+                    : "\(report.missing.count) missing, \(report.stale.count) stale, \(report.extra.count) extra"
             let documents = report.indexDocuments.map { count($0, "index document") } ?? "index documents uncounted"
             Output.line("verify: \(count(report.storeRows, "store row")), \(documents): \(verdict)")
             if report.changesBehind > 0 && !report.isClean {
-                Output.line("note: the index is \(count(report.changesBehind, "change")) behind; `spotlite index` applies them")
+                Output.line(
+                    "note: the index is \(count(report.changesBehind, "change")) behind; `spotlite index` applies them")
             }
         }
         if !report.isClean { throw ExitCode(ErrorCode.noResults.rawValue) }

@@ -104,7 +104,8 @@ struct StoreCatalog {
         let directory = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let text = "# Spotlite's named stores (`spotlite stores`); the order is the order ties are broken in.\n"
+            let text =
+                "# Spotlite's named stores (`spotlite stores`); the order is the order ties are broken in.\n"
                 + (try TOMLEncoder().encode(File(stores: entries)))
             let temporary = path + ".tmp-\(getpid())"
             try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
@@ -197,13 +198,14 @@ struct StoreCatalog {
     /// The stores of `entries` as a ``StoreSet``, each opened (read-only for a public one, or for all with
     /// `readOnly`; for reading, with `forReading`) with its index in the default place for its UUID.
     static func storeSet(_ entries: [Entry], readOnly: Bool = false, forReading: Bool = false) -> StoreSet {
-        StoreSet(members: entries.map { entry in
-            StoreSet.Member(name: entry.name) {
-                let store = try TrackerStore.open(
-                    at: entry.path, readOnly: readOnly || entry.role == .public, forReading: forReading)
-                return StoreIndexer(store: store, indexPath: Paths.defaultIndex(storeID: store.uuid))
-            }
-        })
+        StoreSet(
+            members: entries.map { entry in
+                StoreSet.Member(name: entry.name) {
+                    let store = try TrackerStore.open(
+                        at: entry.path, readOnly: readOnly || entry.role == .public, forReading: forReading)
+                    return StoreIndexer(store: store, indexPath: Paths.defaultIndex(storeID: store.uuid))
+                }
+            })
     }
 }
 

@@ -4,14 +4,18 @@ import TrackerStore
 
 /// Options every command that touches the store shares.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "The store (SQLite file). Default: $SPOTLITE_STORE, else $XDG_DATA_HOME/spotlite/tracker.sqlite.",
-        valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store (SQLite file). Default: $SPOTLITE_STORE, else $XDG_DATA_HOME/spotlite/tracker.sqlite.",
+            valueName: "path"))
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The index directory. Default: $SPOTLITE_INDEX, else $XDG_CACHE_HOME/spotlite/<store-uuid>.",
-        valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The index directory. Default: $SPOTLITE_INDEX, else $XDG_CACHE_HOME/spotlite/<store-uuid>.",
+            valueName: "path"))
     var index: String?
 
     var storePath: String { store ?? Paths.environment("SPOTLITE_STORE") ?? Paths.defaultStore }

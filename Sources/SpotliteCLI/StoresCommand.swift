@@ -82,24 +82,32 @@ struct StoresListCommand: ParsableCommand {
             }
         }
         if format == .json {
-            Output.line(JSON.object([
-                ("schema", .string("spotlite.stores/1")),
-                ("config", .string(StoreCatalog.path)),
-                ("stores", .array(zip(rows, states).map { row, state in
-                    .object([
-                        ("name", .string(row.name)), ("path", .string(row.path)), ("role", .string(row.role.rawValue)),
-                        ("uuid", state.uuid.map { .string($0) } ?? .null),
-                        ("problem", state.problem.map { .string($0) } ?? .null),
-                    ])
-                })),
-            ]).text)
+            Output.line(
+                JSON.object([
+                    ("schema", .string("spotlite.stores/1")),
+                    ("config", .string(StoreCatalog.path)),
+                    (
+                        "stores",
+                        .array(
+                            zip(rows, states).map { row, state in
+                                .object([
+                                    ("name", .string(row.name)), ("path", .string(row.path)),
+                                    ("role", .string(row.role.rawValue)),
+                                    ("uuid", state.uuid.map { .string($0) } ?? .null),
+                                    ("problem", state.problem.map { .string($0) } ?? .null),
+                                ])
+                            })
+                    ),
+                ]).text)
             return
         }
         let width = rows.map(\.name.count).max() ?? 7
         for (row, state) in zip(rows, states) {
             let status = state.uuid.map { "tracker://\($0)" } ?? "(\(state.problem ?? "unreadable"))"
-            Output.line(row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                + row.role.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0) + "  " + row.path + "  " + status)
+            Output.line(
+                row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                    + row.role.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0) + "  " + row.path + "  "
+                    + status)
         }
     }
 }

@@ -26,15 +26,17 @@ struct SubscribeCommand: ParsableCommand {
     @Flag(help: "The query is a Core Spotlight query string.")
     var spotlight = false
 
-    @Option(help: ArgumentHelp(
-        "Print the events after this one (an id printed before, e.g. 42.0), or after a change-log position (0: all kept).",
-        valueName: "id"))
+    @Option(
+        help: ArgumentHelp(
+            "Print the events after this one (an id printed before, e.g. 42.0), or after a change-log position (0: all kept).",
+            valueName: "id"))
     var after: String?
 
     func validate() throws {
         if query.isEmpty { throw ValidationError("give a query, e.g. spotlite subscribe leaking tap") }
         if let after, SubscriptionEvent.parse(resumingAfter: after) == nil {
-            throw ValidationError("--after takes an event id (position.ordinal, e.g. 42.0) or a position, not '\(after)'")
+            throw ValidationError(
+                "--after takes an event id (position.ordinal, e.g. 42.0) or a position, not '\(after)'")
         }
     }
 
@@ -42,7 +44,9 @@ struct SubscribeCommand: ParsableCommand {
         let indexer = try running { try options.openIndexer() }
         let text = query.joined(separator: " ")
         let (subscription, _) = try running { try indexer.subscribe(text, syntax: spotlight ? .spotlight : .spotlite) }
-        Output.note("spotlite: subscription \(subscription.id) at position \(subscription.cursor); events follow (Ctrl-C stops)")
+        Output.note(
+            "spotlite: subscription \(subscription.id) at position \(subscription.cursor); events follow (Ctrl-C stops)"
+        )
         let follower = try running { try SubscriptionFollower(indexer: indexer, subscriptionID: subscription.id) }
         var sources: [any DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
@@ -52,13 +56,14 @@ struct SubscribeCommand: ParsableCommand {
             source.resume()
             sources.append(source)
         }
-        defer { sources.forEach { $0.cancel() } }
+        defer { for source in sources { source.cancel() } }
         let start = after.flatMap(SubscriptionEvent.parse(resumingAfter:)) ?? (subscription.cursor, Int.max)
         let storeID = indexer.store.uuid
         try running {
             try follower.follow(after: start) { events in
                 for event in events {
-                    try Output.streamLine(SubscriptionJSON.event(event, subscriptionID: subscription.id, storeID: storeID).text)
+                    try Output.streamLine(
+                        SubscriptionJSON.event(event, subscriptionID: subscription.id, storeID: storeID).text)
                 }
                 Output.flush()
                 try Output.check()

@@ -25,7 +25,9 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical. debug logs every batch.", valueName: "level"))
+    @Option(
+        help: ArgumentHelp(
+            "trace, debug, info, notice, warning, error or critical. debug logs every batch.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
     @Option(help: ArgumentHelp("Changes applied per commit at most.", valueName: "n"))
@@ -37,14 +39,16 @@ struct WatchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for a running `spotlite index` to finish.", valueName: "seconds"))
     var wait: Double = StoreIndexer.defaultLockTimeout
 
-    @Option(help: ArgumentHelp(
-        "Keep these named stores' indexes live, in one process: all, or names separated by commas.",
-        valueName: "names"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep these named stores' indexes live, in one process: all, or names separated by commas.",
+            valueName: "names"))
     var stores: String?
 
     func validate() throws {
         if stores != nil && options.index != nil {
-            throw ValidationError("--index names one store's index; with --stores each store's index is in its default place")
+            throw ValidationError(
+                "--index names one store's index; with --stores each store's index is in its default place")
         }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
         if keepLog < 0 { throw ValidationError("--keep-log must be 0 or more") }
@@ -69,7 +73,8 @@ struct WatchCommand: ParsableCommand {
             return
         }
         let watcher = try running {
-            try IndexWatcher(indexer: try options.openIndexer(), options: watchOptions, logger: logger, lockTimeout: wait)
+            try IndexWatcher(
+                indexer: try options.openIndexer(), options: watchOptions, logger: logger, lockTimeout: wait)
         }
         let group = ServiceGroup(
             configuration: .init(
@@ -169,9 +174,12 @@ struct StoreWatchService: Service {
             do {
                 let store = try TrackerStore.open(at: entry.path, readOnly: entry.role == .public)
                 let indexer = StoreIndexer(store: store, indexPath: Paths.defaultIndex(storeID: store.uuid))
-                let watcher = try IndexWatcher(indexer: indexer, options: options, logger: logger, lockTimeout: lockTimeout)
+                let watcher = try IndexWatcher(
+                    indexer: indexer, options: options, logger: logger, lockTimeout: lockTimeout)
                 guard state.hold(watcher) else { break }
-                if failures > 0 { logger.notice("store '\(entry.name)' is watched again after \(failures) failed attempts") }
+                if failures > 0 {
+                    logger.notice("store '\(entry.name)' is watched again after \(failures) failed attempts")
+                }
                 failures = 0
                 try watcher.run()
                 _ = state.hold(nil)
@@ -180,7 +188,8 @@ struct StoreWatchService: Service {
                 failures += 1
                 let pause = min(60, pow(2, Double(min(failures - 1, 6))))
                 logger.error(
-                    "store '\(entry.name)' cannot be watched (attempt \(failures)): \(ErrorCode.classify(error).message); retrying in \(Int(pause)) s")
+                    "store '\(entry.name)' cannot be watched (attempt \(failures)): \(ErrorCode.classify(error).message); retrying in \(Int(pause)) s"
+                )
                 state.pause(pause)
             }
         }

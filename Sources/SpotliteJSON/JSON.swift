@@ -56,18 +56,20 @@ public enum EntityJSON {
     }
 
     /// `store` and `alsoIn`: for a row found among named stores, the store's name and the other stores holding it.
-    public static func json(_ entity: StoreEntity, uri: TrackerURI, store: String? = nil, alsoIn: [String] = []) -> JSON {
+    public static func json(_ entity: StoreEntity, uri: TrackerURI, store: String? = nil, alsoIn: [String] = []) -> JSON
+    {
         var pairs: [(String, JSON)] = [("uri", .string(uri.description))]
         if let store { pairs += [("store", .string(store)), ("also_in", .array(alsoIn.map { .string($0) }))] }
         switch entity {
         case .item(let item, let project):
-            pairs += [
-                ("kind", .string("item")),
-                ("id", .string(item.id)),
-                ("title", .string(item.title)),
-                ("detail", .string(item.detail)),
-                ("project", projectReference(project, storeID: uri.storeID)),
-            ] + state(of: item)
+            pairs +=
+                [
+                    ("kind", .string("item")),
+                    ("id", .string(item.id)),
+                    ("title", .string(item.title)),
+                    ("detail", .string(item.detail)),
+                    ("project", projectReference(project, storeID: uri.storeID)),
+                ] + state(of: item)
         case .message(let message, let project, let item):
             pairs += [
                 ("kind", .string("message")),

@@ -22,14 +22,29 @@ public enum SearchJSON {
             ("changes_behind", outcome.changesBehind.map { .int($0) } ?? .null),
             ("suggestion", outcome.suggestion.map { .string($0) } ?? .null),
             ("searched_suggestion", .bool(outcome.searchedSuggestion)),
-            ("project_suggestions", .array(outcome.projectSuggestions.map {
-                .object([("typed", .string($0.typed)), ("titles", .array($0.titles.map { .string($0) }))])
-            })),
-            ("facets", .object(outcome.facets.map { facet in
-                (facet.facet.rawValue, .array(facet.values.map {
-                    .object([("value", .string($0.value)), ("label", .string($0.label)), ("count", .int($0.count))])
-                }))
-            })),
+            (
+                "project_suggestions",
+                .array(
+                    outcome.projectSuggestions.map {
+                        .object([("typed", .string($0.typed)), ("titles", .array($0.titles.map { .string($0) }))])
+                    })
+            ),
+            (
+                "facets",
+                .object(
+                    outcome.facets.map { facet in
+                        (
+                            facet.facet.rawValue,
+                            .array(
+                                facet.values.map {
+                                    .object([
+                                        ("value", .string($0.value)), ("label", .string($0.label)),
+                                        ("count", .int($0.count)),
+                                    ])
+                                })
+                        )
+                    })
+            ),
             ("hits", .array(outcome.hits.map(hit))),
         ]
         // A search across stores says which could not answer (an empty list when all did).
@@ -41,7 +56,9 @@ public enum SearchJSON {
 
     /// A store that could not answer a search across stores.
     public static func failure(_ failure: StoreFailure) -> JSON {
-        .object([("store", .string(failure.store)), ("code", .string(failure.code)), ("message", .string(failure.message))])
+        .object([
+            ("store", .string(failure.store)), ("code", .string(failure.code)), ("message", .string(failure.message)),
+        ])
     }
 
     /// One hit: the row's fields, its score, and the snippet of its detail where the query matched.
@@ -49,11 +66,12 @@ public enum SearchJSON {
         var pairs: [(String, JSON)] = [("uri", .string(hit.uri.description))]
         switch hit.entity {
         case .item(let item, let project):
-            pairs += [
-                ("kind", .string("item")),
-                ("title", .string(item.title)),
-                ("project", EntityJSON.projectReference(project, storeID: hit.uri.storeID)),
-            ] + EntityJSON.state(of: item)
+            pairs +=
+                [
+                    ("kind", .string("item")),
+                    ("title", .string(item.title)),
+                    ("project", EntityJSON.projectReference(project, storeID: hit.uri.storeID)),
+                ] + EntityJSON.state(of: item)
         case .message(let message, let project, let item):
             pairs += [
                 ("kind", .string("message")),

@@ -20,7 +20,11 @@ public enum SubscriptionJSON {
             ("subscription", .string(subscriptionID)),
             ("type", .string(event.kind.rawValue)),
             ("position", .int(Int(event.position))),
-            ("uri", event.member.map { .string(TrackerURI(storeID: storeID, kind: $0.kind, entityID: $0.id).description) } ?? .null),
+            (
+                "uri",
+                event.member.map { .string(TrackerURI(storeID: storeID, kind: $0.kind, entityID: $0.id).description) }
+                    ?? .null
+            ),
         ])
     }
 }

@@ -32,14 +32,18 @@ struct APIRoutes: Sendable {
         router.get("/v1/subscriptions") { _, _ in
             let storeID = backend.storeID
             let all = try await backend.run { try backend.writer.store.read { try $0.subscriptions() } }
-            return Self.json(.object([
-                ("subscriptions", .array(all.map { SubscriptionJSON.subscription($0, storeID: storeID) }))
-            ]))
+            return Self.json(
+                .object([
+                    ("subscriptions", .array(all.map { SubscriptionJSON.subscription($0, storeID: storeID) }))
+                ]))
         }
         router.post("/v1/subscriptions") { request, _ in try await subscribe(request) }
         router.get("/v1/subscriptions/:id") { _, context in
             let id = try context.parameters.require("id")
-            guard let subscription = try await backend.run({ try backend.writer.store.read { try $0.subscription(id: id) } })
+            guard
+                let subscription = try await backend.run({
+                    try backend.writer.store.read { try $0.subscription(id: id) }
+                })
             else { throw Problem(.notFound, "no subscription \(id); list them at /v1/subscriptions", code: .notFound) }
             return Self.json(SubscriptionJSON.subscription(subscription, storeID: backend.storeID))
         }
@@ -93,7 +97,10 @@ struct APIRoutes: Sendable {
     /// together; one ``StoreSet`` per selection, kept (its stores and readers stay open).
     func storeSet(_ selection: String) throws -> StoreSet {
         guard !options.stores.isEmpty else {
-            throw Problem(.badRequest, "this server searches one store; start it with `spotlite serve --stores …` to search several", code: .usage)
+            throw Problem(
+                .badRequest,
+                "this server searches one store; start it with `spotlite serve --stores …` to search several",
+                code: .usage)
         }
         let known = options.stores.map(\.name)
         let names = selection == "all" ? known : selection.split(separator: ",").map(String.init)
@@ -103,7 +110,9 @@ struct APIRoutes: Sendable {
                 code: .usage)
         }
         for name in names where !known.contains(name) {
-            throw Problem(.badRequest, "no store named '\(name)' here; this server searches \(known.joined(separator: ", "))", code: .usage)
+            throw Problem(
+                .badRequest, "no store named '\(name)' here; this server searches \(known.joined(separator: ", "))",
+                code: .usage)
         }
         let members = options.stores.filter { names.contains($0.name) }
         return backend.storeSet(key: members.map(\.name).joined(separator: ",")) { StoreSet(members: members) }
@@ -116,7 +125,8 @@ struct APIRoutes: Sendable {
         }
         if text.utf8.count > SearchQueryParser.maximumQueryBytes {
             throw Problem(
-                .badRequest, "the query is \(text.utf8.count) bytes long; at most \(SearchQueryParser.maximumQueryBytes) are allowed",
+                .badRequest,
+                "the query is \(text.utf8.count) bytes long; at most \(SearchQueryParser.maximumQueryBytes) are allowed",
                 code: .usage)
         }
         var search = SearchOptions()
@@ -125,7 +135,8 @@ struct APIRoutes: Sendable {
         if let sort = parameters["sort"] {
             guard let value = SearchSort(rawValue: sort) else {
                 throw Problem(
-                    .badRequest, "sort takes \(SearchSort.allCases.map(\.rawValue).joined(separator: ", ")), not '\(sort)'",
+                    .badRequest,
+                    "sort takes \(SearchSort.allCases.map(\.rawValue).joined(separator: ", ")), not '\(sort)'",
                     code: .usage)
             }
             search.request.sort = value
@@ -137,7 +148,8 @@ struct APIRoutes: Sendable {
         if let facets = parameters["facets"], !facets.isEmpty {
             search.request.facets = try facets.split(separator: ",").map { name in
                 guard let facet = SearchFacet(rawValue: String(name)) else {
-                    throw Problem(.badRequest, "facets takes project, priority, status and store, not '\(name)'", code: .usage)
+                    throw Problem(
+                        .badRequest, "facets takes project, priority, status and store, not '\(name)'", code: .usage)
                 }
                 return facet
             }
@@ -149,10 +161,13 @@ struct APIRoutes: Sendable {
         return (text, search)
     }
 
-    func integer(_ parameters: FormQuery, _ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
+    func integer(_ parameters: FormQuery, _ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int
+    {
         guard let text = parameters[name] else { return value }
         guard let number = Int(text), range.contains(number) else {
-            throw Problem(.badRequest, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", code: .usage)
+            throw Problem(
+                .badRequest, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)",
+                code: .usage)
         }
         return number
     }
@@ -192,8 +207,12 @@ struct APIRoutes: Sendable {
         }
         let store = backend.reader.store
         // A server started with --stores resolves URIs of those stores too, each in the store its UUID names.
-        let others = options.stores.isEmpty
-            ? nil : backend.storeSet(key: options.stores.map(\.name).joined(separator: ",")) { StoreSet(members: options.stores) }
+        let others =
+            options.stores.isEmpty
+            ? nil
+            : backend.storeSet(key: options.stores.map(\.name).joined(separator: ",")) {
+                StoreSet(members: options.stores)
+            }
         let results = try await backend.run { () -> [JSON] in
             texts.map { text in
                 do {

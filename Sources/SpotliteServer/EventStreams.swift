@@ -36,7 +36,8 @@ final class EventStreams: Sendable {
         if let resume {
             guard let parsed = SubscriptionEvent.parse(resumingAfter: resume) else {
                 throw Problem(
-                    .badRequest, "'\(resume.prefix(40))' is not an event id (position.ordinal, e.g. 42.0) or a position",
+                    .badRequest,
+                    "'\(resume.prefix(40))' is not an event id (position.ordinal, e.g. 42.0) or a position",
                     code: .usage)
             }
             start = parsed

@@ -24,7 +24,8 @@ struct FormQuery: Sendable {
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         guard let decoded = spaced.removingPercentEncoding else {
             throw Problem(
-                .badRequest, "the parameter '\(parameter.prefix(40))' is not URL-encoded UTF-8; encode it with "
+                .badRequest,
+                "the parameter '\(parameter.prefix(40))' is not URL-encoded UTF-8; encode it with "
                     + "encodeURIComponent or curl --data-urlencode", code: .usage)
         }
         return decoded

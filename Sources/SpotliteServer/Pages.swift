@@ -21,7 +21,9 @@ struct Pages: Sendable {
         router.get("/assets/search.js") { _, _ in
             Self.asset(EmbeddedResources.searchScript, type: "text/javascript; charset=utf-8")
         }
-        router.get("/assets/page.css") { _, _ in Self.asset(EmbeddedResources.pageStyle, type: "text/css; charset=utf-8") }
+        router.get("/assets/page.css") { _, _ in
+            Self.asset(EmbeddedResources.pageStyle, type: "text/css; charset=utf-8")
+        }
         router.get("/items/:uuid") { _, context in try await page(.item, context) }
         router.get("/projects/:uuid") { _, context in try await page(.project, context) }
         router.get("/messages/:uuid") { _, context in try await page(.message, context) }
@@ -31,7 +33,9 @@ struct Pages: Sendable {
         let (uri, entity) = try await backend.row(kind, context)
         switch entity {
         case .item(let item, let project):
-            let messages = try await backend.run { try backend.reader.store.read { try $0.messages(onItems: [item.id]) } }
+            let messages = try await backend.run {
+                try backend.reader.store.read { try $0.messages(onItems: [item.id]) }
+            }
             return Self.html(Self.itemPage(item, project: project, uri: uri, messages: messages))
         case .message(let message, let project, let item):
             return Self.html(Self.messagePage(message, project: project, item: item, uri: uri))
@@ -41,7 +45,9 @@ struct Pages: Sendable {
             options.request.limit = 200
             options.request.sort = .modified
             let outcome = try await backend.search("kind:item project:\"\(uri)\"", options: options)
-            let messages = try await backend.run { try backend.reader.store.read { try $0.messages(onProjects: [project.id]) } }
+            let messages = try await backend.run {
+                try backend.reader.store.read { try $0.messages(onProjects: [project.id]) }
+            }
             return Self.html(Self.projectPage(project, uri: uri, items: outcome, messages: messages))
         }
     }
@@ -113,7 +119,8 @@ struct Pages: Sendable {
         var rows = ""
         for message in messages {
             let author = message.author.isEmpty ? "someone" : message.author
-            rows += "<li><a href=\"/messages/\(escaped(message.id))\">\(escaped(author))</a>"
+            rows +=
+                "<li><a href=\"/messages/\(escaped(message.id))\">\(escaped(author))</a>"
                 + " <span class=\"meta\">\(escaped(message.createdAt))</span><div class=\"detail\">"
                 + "\(escaped(message.text, keepingLineBreaks: true))</div></li>\n"
         }
@@ -156,11 +163,14 @@ struct Pages: Sendable {
             """
     }
 
-    static func projectPage(_ project: Project, uri: TrackerURI, items: SearchOutcome, messages: [Message] = []) -> String {
+    static func projectPage(_ project: Project, uri: TrackerURI, items: SearchOutcome, messages: [Message] = [])
+        -> String
+    {
         var rows = ""
         for hit in items.hits {
             guard case .item(let item, _) = hit.entity else { continue }
-            rows += "<li><a href=\"/items/\(escaped(item.id))\">\(escaped(item.title))</a>"
+            rows +=
+                "<li><a href=\"/items/\(escaped(item.id))\">\(escaped(item.title))</a>"
                 + " <span class=\"meta\">\(item.isCompleted ? "done" : "open") · P\(item.priority)</span></li>\n"
         }
         return """

@@ -66,7 +66,8 @@ public final class SpotliteServer: Sendable {
         watcherOptions.purpose = IndexWatcher.servePurpose
         watcherOptions.onSubscriptionEvents = { hub.notify($0) }
         let watcher = try IndexWatcher(
-            indexer: backend.writer, options: watcherOptions, logger: logger, lockTimeout: StoreIndexer.defaultLockTimeout)
+            indexer: backend.writer, options: watcherOptions, logger: logger,
+            lockTimeout: StoreIndexer.defaultLockTimeout)
         let live = LiveIndexService(watcher: watcher, hub: hub, logger: logger)
 
         let router = Router(context: ServerContext.self)

@@ -141,7 +141,8 @@ extension StoreReader {
         var seenMessages = Set<String>()
         let rows = try Row.fetchCursor(
             db,
-            sql: "SELECT seq, entity, entity_id, changed_at FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+            sql:
+                "SELECT seq, entity, entity_id, changed_at FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
             arguments: [cursor, bound ?? Int64.max, limit])
         while let row = try rows.next() {
             through = row["seq"]
@@ -180,7 +181,8 @@ extension StoreReader {
         let changedItems = itemIDs.filter { liveItems[$0] != nil }
         // (What `messages(inProjects:)` reads, from the items read above rather than reading them again.)
         let onWritten = try self.messages(onProjects: written.keys) + self.messages(onItems: projectItems.map(\.id))
-        for message in try onWritten + self.messages(onItems: changedItems) where messageSet.insert(message.id).inserted {
+        for message in try onWritten + self.messages(onItems: changedItems) where messageSet.insert(message.id).inserted
+        {
             messages.append(message)
         }
         var messageProjectIDs: [String: String] = [:]

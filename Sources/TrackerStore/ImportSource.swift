@@ -72,7 +72,8 @@ public final class ImportSource {
             if total > maximumInput {
                 throw StoreError(
                     .invalidInput,
-                    "\(name) is larger than \(Self.size(maximumInput)), the most one import takes; split it into several files")
+                    "\(name) is larger than \(Self.size(maximumInput)), the most one import takes; split it into several files"
+                )
             }
             var start = 0
             while let newline = buffer[start..<count].firstIndex(of: 0x0A) {

@@ -66,8 +66,12 @@ public enum JSONLines {
 
     struct Reason: Error { var text: String }
 
-    static func parseLine(_ line: ArraySlice<UInt8>, now: String, makeID: () -> String) throws(Reason) -> JSONLinesRecord {
-        if let nul = line.firstIndex(of: 0) { throw Reason(text: "contains a NUL byte (at byte \(nul - line.startIndex + 1))") }
+    static func parseLine(_ line: ArraySlice<UInt8>, now: String, makeID: () -> String) throws(Reason)
+        -> JSONLinesRecord
+    {
+        if let nul = line.firstIndex(of: 0) {
+            throw Reason(text: "contains a NUL byte (at byte \(nul - line.startIndex + 1))")
+        }
         guard String(validating: line, as: UTF8.self) != nil else { throw Reason(text: "is not valid UTF-8") }
         let value: JSONValue
         do {
@@ -140,7 +144,6 @@ public enum JSONLines {
         }
     }
 
-
     /// Typed access to one line's fields, with errors that name the field.
     struct Fields {
         var object: [String: JSONValue]
@@ -148,7 +151,9 @@ public enum JSONLines {
         func rejectUnknown(_ known: Set<String>, kind: String) throws(Reason) {
             if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
                 throw Reason(
-                    text: "unknown field \(quote(unknown)) for a \(kind); known fields: \(known.sorted().joined(separator: ", "))")
+                    text:
+                        "unknown field \(quote(unknown)) for a \(kind); known fields: \(known.sorted().joined(separator: ", "))"
+                )
             }
         }
 

@@ -41,32 +41,34 @@ enum Schema {
         // name; they write to the new one.
         try db.execute(sql: "PRAGMA legacy_alter_table = ON")
         defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
-        try db.execute(sql: """
-            CREATE TABLE change_log_v4 (
-                seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                entity TEXT NOT NULL CHECK (entity IN ('project', 'item', 'message')),
-                entity_id TEXT NOT NULL,
-                op TEXT NOT NULL CHECK (op IN ('insert', 'update', 'delete')),
-                project_id TEXT NOT NULL DEFAULT '',
-                changed_at TEXT NOT NULL DEFAULT (\(now))
-            );
-            INSERT INTO change_log_v4 (seq, entity, entity_id, op, project_id, changed_at)
-                SELECT seq, entity, entity_id, op, project_id, changed_at FROM change_log ORDER BY seq;
-            DROP TABLE change_log;
-            ALTER TABLE change_log_v4 RENAME TO change_log;
-            CREATE TABLE subscription_members_v4 (
-                subscription_id TEXT NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
-                entity TEXT NOT NULL CHECK (entity IN ('project', 'item', 'message')),
-                entity_id TEXT NOT NULL,
-                PRIMARY KEY (subscription_id, entity, entity_id)
-            ) WITHOUT ROWID;
-            INSERT INTO subscription_members_v4 SELECT subscription_id, entity, entity_id FROM subscription_members;
-            DROP TABLE subscription_members;
-            ALTER TABLE subscription_members_v4 RENAME TO subscription_members;
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE change_log_v4 (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    entity TEXT NOT NULL CHECK (entity IN ('project', 'item', 'message')),
+                    entity_id TEXT NOT NULL,
+                    op TEXT NOT NULL CHECK (op IN ('insert', 'update', 'delete')),
+                    project_id TEXT NOT NULL DEFAULT '',
+                    changed_at TEXT NOT NULL DEFAULT (\(now))
+                );
+                INSERT INTO change_log_v4 (seq, entity, entity_id, op, project_id, changed_at)
+                    SELECT seq, entity, entity_id, op, project_id, changed_at FROM change_log ORDER BY seq;
+                DROP TABLE change_log;
+                ALTER TABLE change_log_v4 RENAME TO change_log;
+                CREATE TABLE subscription_members_v4 (
+                    subscription_id TEXT NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+                    entity TEXT NOT NULL CHECK (entity IN ('project', 'item', 'message')),
+                    entity_id TEXT NOT NULL,
+                    PRIMARY KEY (subscription_id, entity, entity_id)
+                ) WITHOUT ROWID;
+                INSERT INTO subscription_members_v4 SELECT subscription_id, entity, entity_id FROM subscription_members;
+                DROP TABLE subscription_members;
+                ALTER TABLE subscription_members_v4 RENAME TO subscription_members;
+                """)
         try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = 'change_log'")
         if lastSequence > 0 {
-            try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('change_log', ?)", arguments: [lastSequence])
+            try db.execute(
+                sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('change_log', ?)", arguments: [lastSequence])
         }
         try db.execute(sql: v4Messages)
     }
@@ -158,7 +160,8 @@ enum Schema {
     /// and 23:59:60 into the next minute). Works in every SQLite since 3.0, so old `sqlite3` shells can still write.
     private static func validTimestamp(_ column: String) -> String {
         let digit = "[0-9]"
-        let pattern = "\(digit)\(digit)\(digit)\(digit)-\(digit)\(digit)-\(digit)\(digit)T\(digit)\(digit):"
+        let pattern =
+            "\(digit)\(digit)\(digit)\(digit)-\(digit)\(digit)-\(digit)\(digit)T\(digit)\(digit):"
             + "\(digit)\(digit):\(digit)\(digit)Z"
         return "(typeof(\(column)) = 'text' AND \(column) GLOB '\(pattern)' AND \(column) >= '0001' "
             + "AND strftime('%Y-%m-%dT%H:%M:%SZ', julianday(\(column))) IS \(column))"

@@ -45,8 +45,10 @@ final class SearchReads: @unchecked Sendable {
     func entities(items itemIDs: [String], projects projectIDs: [String]) -> [TrackerURI.Kind: [String: StoreEntity]]? {
         withConnection { connection in
             let read = {
-                [.item: try connection.itemsWithProjects(itemIDs), .project: try connection.projects(projectIDs),
-                 .message: [:]] as [TrackerURI.Kind: [String: StoreEntity]]
+                [
+                    .item: try connection.itemsWithProjects(itemIDs), .project: try connection.projects(projectIDs),
+                    .message: [:],
+                ] as [TrackerURI.Kind: [String: StoreEntity]]
             }
             return itemIDs.isEmpty || projectIDs.isEmpty ? try read() : try connection.inTransaction(read)
         }

@@ -21,7 +21,8 @@ enum StoreFile {
         }
         if status.st_mode & S_IFMT == S_IFDIR { return .directory }
         guard status.st_mode & S_IFMT == S_IFREG else {
-            throw StoreError(.notAStore, "\(path) is not a regular file, so not a Spotlite store; give --store an SQLite file")
+            throw StoreError(
+                .notAStore, "\(path) is not a regular file, so not a Spotlite store; give --store an SQLite file")
         }
         if status.st_size == 0 { return .empty }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -31,7 +32,9 @@ enum StoreFile {
         defer { close(descriptor) }
         var header = [UInt8](repeating: 0, count: 16)
         let count = read(descriptor, &header, header.count)
-        guard count >= 0 else { throw StoreError(.database, "cannot read \(path): \(String(cString: strerror(errno)))") }
+        guard count >= 0 else {
+            throw StoreError(.database, "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
         return .other(header: Data(header[..<count]))
     }
 

@@ -62,7 +62,9 @@ public struct StoreReader {
     /// Projects whose title equals `title`, ignoring case and surrounding spaces.
     public func projects(titled title: String) throws -> [Project] {
         try Project.fetchAll(
-            db, sql: "SELECT \(Project.columns) FROM projects WHERE lower(trim(title)) = lower(trim(?)) ORDER BY created_at, id",
+            db,
+            sql:
+                "SELECT \(Project.columns) FROM projects WHERE lower(trim(title)) = lower(trim(?)) ORDER BY created_at, id",
             arguments: [title])
     }
 
@@ -166,15 +168,17 @@ public struct StoreReader {
     /// The messages on these projects (not on their items), oldest first.
     public func messages<S: Sequence>(onProjects ids: S) throws -> [Message] where S.Element == String {
         guard try hasMessages() else { return [] }
-        return try rows(Message.self, "SELECT \(Message.columns) FROM messages WHERE project_id IN", ids,
-                        then: "ORDER BY created_at, rowid")
+        return try rows(
+            Message.self, "SELECT \(Message.columns) FROM messages WHERE project_id IN", ids,
+            then: "ORDER BY created_at, rowid")
     }
 
     /// The messages on these items, oldest first.
     public func messages<S: Sequence>(onItems ids: S) throws -> [Message] where S.Element == String {
         guard try hasMessages() else { return [] }
-        return try rows(Message.self, "SELECT \(Message.columns) FROM messages WHERE item_id IN", ids,
-                        then: "ORDER BY created_at, rowid")
+        return try rows(
+            Message.self, "SELECT \(Message.columns) FROM messages WHERE item_id IN", ids,
+            then: "ORDER BY created_at, rowid")
     }
 
     /// Every message on these projects or on their items: what a project's change re-indexes (its title is in
@@ -226,7 +230,9 @@ public struct StoreReader {
             ids: Set(projectIDs).union(items.values.map(\.projectID)).union(messages.values.compactMap(\.projectID)))
         var found: [TrackerURI.Kind: [String: StoreEntity]] = [.item: [:], .project: [:], .message: [:]]
         for id in itemIDs {
-            if let item = items[id], let project = projects[item.projectID] { found[.item]![id] = .item(item, project: project) }
+            if let item = items[id], let project = projects[item.projectID] {
+                found[.item]![id] = .item(item, project: project)
+            }
         }
         for id in projectIDs {
             if let project = projects[id] { found[.project]![id] = .project(project) }
@@ -234,7 +240,9 @@ public struct StoreReader {
         for (id, message) in messages {
             switch message.parent {
             case .project(let projectID):
-                if let project = projects[projectID] { found[.message]![id] = .message(message, project: project, item: nil) }
+                if let project = projects[projectID] {
+                    found[.message]![id] = .message(message, project: project, item: nil)
+                }
             case .item(let itemID):
                 if let item = items[itemID], let project = projects[item.projectID] {
                     found[.message]![id] = .message(message, project: project, item: item)

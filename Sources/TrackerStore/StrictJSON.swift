@@ -70,7 +70,9 @@ public enum StrictJSON {
         }
 
         mutating func object(depth: Int) throws(Failure) -> JSONValue {
-            if depth > StrictJSON.maximumDepth { throw fail("objects and arrays nest deeper than \(StrictJSON.maximumDepth)") }
+            if depth > StrictJSON.maximumDepth {
+                throw fail("objects and arrays nest deeper than \(StrictJSON.maximumDepth)")
+            }
             position += 1
             var members: [String: JSONValue] = [:]
             skipSpace()
@@ -103,7 +105,9 @@ public enum StrictJSON {
         }
 
         mutating func array(depth: Int) throws(Failure) -> JSONValue {
-            if depth > StrictJSON.maximumDepth { throw fail("objects and arrays nest deeper than \(StrictJSON.maximumDepth)") }
+            if depth > StrictJSON.maximumDepth {
+                throw fail("objects and arrays nest deeper than \(StrictJSON.maximumDepth)")
+            }
             position += 1
             var elements: [JSONValue] = []
             skipSpace()
@@ -178,7 +182,8 @@ public enum StrictJSON {
                 throw fail("\\u\(String(high, radix: 16)) is a lone UTF-16 surrogate, not a character", at: escape)
             }
             guard (0xD800...0xDBFF).contains(high) else { return Unicode.Scalar(high)! }
-            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u")
+            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                bytes[position + 1] == UInt8(ascii: "u")
             else {
                 throw fail("\\u\(String(high, radix: 16)) is a lone UTF-16 surrogate, not a character", at: escape)
             }
@@ -243,5 +248,10 @@ public enum StrictJSON {
 
 /// A JSON value, objects with their members by key.
 public enum JSONValue: Equatable, Sendable {
-    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
 }

@@ -60,7 +60,8 @@ extension TrackerStore {
                 }
                 if let progress, number % Self.progressStep == 0 {
                     let size = source.size
-                    progress(ImportProgress(stage: .reading, done: size == nil ? number : source.bytesRead, total: size))
+                    progress(
+                        ImportProgress(stage: .reading, done: size == nil ? number : source.bytesRead, total: size))
                 }
             }
         } catch let error as ImportLineError {
@@ -107,39 +108,45 @@ extension TrackerStore {
                 switch record {
                 case .item(let item) where !knownProjects.contains(item.projectID):
                     throw StoreError(
-                        .invalidInput, "line \(line): project \(item.projectID) is neither in the file nor in the store")
+                        .invalidInput, "line \(line): project \(item.projectID) is neither in the file nor in the store"
+                    )
                 case .message where !hasMessages:
-                    throw StoreError(.readOnly, "line \(line): this store predates messages; open it writable once to upgrade it")
+                    throw StoreError(
+                        .readOnly, "line \(line): this store predates messages; open it writable once to upgrade it")
                 case .message(let message):
                     switch message.parent {
                     case .project(let id) where !knownProjects.contains(id),
                         .item(let id) where !knownItems.contains(id):
                         throw StoreError(
-                            .invalidInput, "line \(line): the message's \(message.projectID != nil ? "project" : "item") \(id) is neither in the file nor in the store")
+                            .invalidInput,
+                            "line \(line): the message's \(message.projectID != nil ? "project" : "item") \(id) is neither in the file nor in the store"
+                        )
                     default: break
                     }
                 default: break
                 }
             }
-            let upsertProject = try db.cachedStatement(sql: """
-                INSERT INTO projects (id, title, detail, color, closed, created_at, modified_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET
-                    title = excluded.title, detail = excluded.detail, color = excluded.color,
-                    closed = excluded.closed, created_at = excluded.created_at
-                WHERE title IS NOT excluded.title OR detail IS NOT excluded.detail OR color IS NOT excluded.color
-                    OR closed IS NOT excluded.closed OR created_at IS NOT excluded.created_at
-                """)
-            let upsertItem = try db.cachedStatement(sql: """
-                INSERT INTO items (id, project_id, title, detail, priority, completed, created_at, modified_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET
-                    project_id = excluded.project_id, title = excluded.title, detail = excluded.detail,
-                    priority = excluded.priority, completed = excluded.completed, created_at = excluded.created_at
-                WHERE project_id IS NOT excluded.project_id OR title IS NOT excluded.title
-                    OR detail IS NOT excluded.detail OR priority IS NOT excluded.priority
-                    OR completed IS NOT excluded.completed OR created_at IS NOT excluded.created_at
-                """)
+            let upsertProject = try db.cachedStatement(
+                sql: """
+                    INSERT INTO projects (id, title, detail, color, closed, created_at, modified_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET
+                        title = excluded.title, detail = excluded.detail, color = excluded.color,
+                        closed = excluded.closed, created_at = excluded.created_at
+                    WHERE title IS NOT excluded.title OR detail IS NOT excluded.detail OR color IS NOT excluded.color
+                        OR closed IS NOT excluded.closed OR created_at IS NOT excluded.created_at
+                    """)
+            let upsertItem = try db.cachedStatement(
+                sql: """
+                    INSERT INTO items (id, project_id, title, detail, priority, completed, created_at, modified_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET
+                        project_id = excluded.project_id, title = excluded.title, detail = excluded.detail,
+                        priority = excluded.priority, completed = excluded.completed, created_at = excluded.created_at
+                    WHERE project_id IS NOT excluded.project_id OR title IS NOT excluded.title
+                        OR detail IS NOT excluded.detail OR priority IS NOT excluded.priority
+                        OR completed IS NOT excluded.completed OR created_at IS NOT excluded.created_at
+                    """)
             let existingItems = try Set(String.fetchAll(db, sql: "SELECT id FROM items"))
             let existingProjects = try Set(String.fetchAll(db, sql: "SELECT id FROM projects"))
             var written = 0
@@ -154,35 +161,41 @@ extension TrackerStore {
                 try upsertProject.execute(arguments: [
                     p.id, p.title, p.detail, p.color, p.isClosed, p.createdAt, p.modifiedAt,
                 ])
-                count(db.changesCount, existed: existingProjects.contains(p.id),
-                      added: &summary.projectsAdded, updated: &summary.projectsUpdated, unchanged: &summary.unchanged)
+                count(
+                    db.changesCount, existed: existingProjects.contains(p.id),
+                    added: &summary.projectsAdded, updated: &summary.projectsUpdated, unchanged: &summary.unchanged)
                 wrote()
             }
             for case (_, .item(let i)) in records {
                 try upsertItem.execute(arguments: [
                     i.id, i.projectID, i.title, i.detail, i.priority, i.isCompleted, i.createdAt, i.modifiedAt,
                 ])
-                count(db.changesCount, existed: existingItems.contains(i.id),
-                      added: &summary.itemsAdded, updated: &summary.itemsUpdated, unchanged: &summary.unchanged)
+                count(
+                    db.changesCount, existed: existingItems.contains(i.id),
+                    added: &summary.itemsAdded, updated: &summary.itemsUpdated, unchanged: &summary.unchanged)
                 wrote()
             }
             guard hasMessages else { return summary }
             // Messages last: what they are on is in place by now.
-            let upsertMessage = try db.cachedStatement(sql: """
-                INSERT INTO messages (id, project_id, item_id, author, text, created_at, modified_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET
-                    project_id = excluded.project_id, item_id = excluded.item_id, author = excluded.author,
-                    text = excluded.text, created_at = excluded.created_at
-                WHERE project_id IS NOT excluded.project_id OR item_id IS NOT excluded.item_id
-                    OR author IS NOT excluded.author OR text IS NOT excluded.text
-                    OR created_at IS NOT excluded.created_at
-                """)
+            let upsertMessage = try db.cachedStatement(
+                sql: """
+                    INSERT INTO messages (id, project_id, item_id, author, text, created_at, modified_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET
+                        project_id = excluded.project_id, item_id = excluded.item_id, author = excluded.author,
+                        text = excluded.text, created_at = excluded.created_at
+                    WHERE project_id IS NOT excluded.project_id OR item_id IS NOT excluded.item_id
+                        OR author IS NOT excluded.author OR text IS NOT excluded.text
+                        OR created_at IS NOT excluded.created_at
+                    """)
             let existingMessages = try Set(String.fetchAll(db, sql: "SELECT id FROM messages"))
             for case (_, .message(let m)) in records {
-                try upsertMessage.execute(arguments: [m.id, m.projectID, m.itemID, m.author, m.text, m.createdAt, m.modifiedAt])
-                count(db.changesCount, existed: existingMessages.contains(m.id),
-                      added: &summary.messagesAdded, updated: &summary.messagesUpdated, unchanged: &summary.unchanged)
+                try upsertMessage.execute(arguments: [
+                    m.id, m.projectID, m.itemID, m.author, m.text, m.createdAt, m.modifiedAt,
+                ])
+                count(
+                    db.changesCount, existed: existingMessages.contains(m.id),
+                    added: &summary.messagesAdded, updated: &summary.messagesUpdated, unchanged: &summary.unchanged)
                 wrote()
             }
             return summary

@@ -82,7 +82,8 @@ extension TrackerStore {
                 .notFound, "no project titled '\(reference)'; create it with `spotlite add project \"\(reference)\"`")
         default:
             let uris = matches.map { uri(.project, $0.id).description }.joined(separator: ", ")
-            throw StoreError(.ambiguous, "\(matches.count) projects are titled '\(reference)'; name one by URI: \(uris)")
+            throw StoreError(
+                .ambiguous, "\(matches.count) projects are titled '\(reference)'; name one by URI: \(uris)")
         }
     }
 }

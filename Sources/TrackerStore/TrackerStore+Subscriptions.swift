@@ -155,7 +155,8 @@ extension TrackerStore {
     ) throws(StoreError) -> Bool {
         try write { db in
             try db.execute(
-                sql: "UPDATE subscriptions SET cursor = ? WHERE id = ? AND cursor = ?", arguments: [cursor, id, expected])
+                sql: "UPDATE subscriptions SET cursor = ? WHERE id = ? AND cursor = ?",
+                arguments: [cursor, id, expected])
             guard db.changesCount == 1 else { return false }
             if resetMembers {
                 try db.execute(sql: "DELETE FROM subscription_members WHERE subscription_id = ?", arguments: [id])
@@ -170,10 +171,11 @@ extension TrackerStore {
             for member in left {
                 try deleteMember.execute(arguments: [id, member.kind.rawValue, member.id])
             }
-            let insertEvent = try db.cachedStatement(sql: """
-                INSERT INTO subscription_events (subscription_id, seq, n, kind, entity, entity_id)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """)
+            let insertEvent = try db.cachedStatement(
+                sql: """
+                    INSERT INTO subscription_events (subscription_id, seq, n, kind, entity, entity_id)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """)
             for event in events {
                 try insertEvent.execute(arguments: [
                     id, event.position, event.ordinal, event.kind.rawValue, event.member?.kind.rawValue ?? "",
@@ -226,7 +228,9 @@ extension StoreReader {
         let rows = try Row.fetchCursor(
             db, sql: "SELECT entity, entity_id FROM subscription_members WHERE subscription_id = ?", arguments: [id])
         while let row = try rows.next() {
-            if let kind = TrackerURI.Kind(rawValue: row[0]) { members.insert(SubscriptionMember(kind: kind, id: row[1])) }
+            if let kind = TrackerURI.Kind(rawValue: row[0]) {
+                members.insert(SubscriptionMember(kind: kind, id: row[1]))
+            }
         }
         return members
     }
@@ -239,7 +243,8 @@ extension StoreReader {
             for chunk in ids.chunked(500) {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                 let present = try String.fetchAll(
-                    db, sql: """
+                    db,
+                    sql: """
                         SELECT entity_id FROM subscription_members
                         WHERE subscription_id = ? AND entity = ? AND entity_id IN (\(marks))
                         """, arguments: StatementArguments([id, kind.rawValue] + Array(chunk)))
@@ -254,7 +259,8 @@ extension StoreReader {
         -> [SubscriptionEvent]
     {
         let rows = try Row.fetchAll(
-            db, sql: """
+            db,
+            sql: """
                 SELECT seq, n, kind, entity, entity_id FROM subscription_events
                 WHERE subscription_id = ? AND (seq > ? OR (seq = ? AND n > ?))
                 ORDER BY seq, n LIMIT ?

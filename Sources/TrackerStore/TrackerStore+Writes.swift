@@ -103,7 +103,8 @@ extension TrackerStore {
         try Validation.text(detail, field: "detail")
         try Validation.priority(priority)
         return try write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM projects WHERE id = ?", arguments: [projectID]) != nil else {
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM projects WHERE id = ?", arguments: [projectID]) != nil
+            else {
                 throw StoreError(.notFound, "no project \(uri(.project, projectID)) in this store")
             }
             return try Item.fetchOne(
@@ -149,7 +150,8 @@ extension TrackerStore {
                 throw StoreError(.notFound, "no item \(uri(.item, id)) in this store (deleted?)")
             }
             if !sets.isEmpty {
-                try db.execute(sql: "UPDATE items SET \(sets.joined(separator: ", ")) WHERE id = ?", arguments: arguments)
+                try db.execute(
+                    sql: "UPDATE items SET \(sets.joined(separator: ", ")) WHERE id = ?", arguments: arguments)
             }
             return try self.fetchItem(db, id)!
         }
@@ -190,7 +192,9 @@ extension TrackerStore {
     public func deleteItem(id: String) throws(StoreError) {
         try write { db in
             try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [id])
-            if db.changesCount == 0 { throw StoreError(.notFound, "no item \(uri(.item, id)) in this store (deleted?)") }
+            if db.changesCount == 0 {
+                throw StoreError(.notFound, "no item \(uri(.item, id)) in this store (deleted?)")
+            }
         }
     }
 
@@ -198,7 +202,8 @@ extension TrackerStore {
     @discardableResult
     public func deleteProject(id: String) throws(StoreError) -> Int {
         try write { db in
-            let items = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE project_id = ?", arguments: [id]) ?? 0
+            let items =
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE project_id = ?", arguments: [id]) ?? 0
             try db.execute(sql: "DELETE FROM projects WHERE id = ?", arguments: [id])
             if db.changesCount == 0 {
                 throw StoreError(.notFound, "no project \(uri(.project, id)) in this store (deleted?)")
@@ -217,10 +222,11 @@ extension TrackerStore {
             guard try db.tableExists("messages") else {
                 throw StoreError(.readOnly, "this store predates messages; open it writable once to upgrade it")
             }
-            let (column, id, table, kind): (String, String, String, TrackerURI.Kind) = switch parent {
-            case .project(let id): ("project_id", id, "projects", .project)
-            case .item(let id): ("item_id", id, "items", .item)
-            }
+            let (column, id, table, kind): (String, String, String, TrackerURI.Kind) =
+                switch parent {
+                case .project(let id): ("project_id", id, "projects", .project)
+                case .item(let id): ("item_id", id, "items", .item)
+                }
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE id = ?", arguments: [id]) != nil else {
                 throw StoreError(.notFound, "no \(kind.rawValue) \(uri(kind, id)) in this store (deleted?)")
             }

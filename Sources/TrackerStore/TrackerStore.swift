@@ -126,7 +126,7 @@ public final class TrackerStore: Sendable {
         if forReading {
             do {
                 return try openReadOnly(at: path, current: true)
-            } catch where error.code == .busy {
+            } catch  where error.code == .busy {
                 throw error  // opening it for writing would wait for the same lock a second time
             } catch {
                 // A migration to apply (or anything else): the opening for writing below applies or reports it.
@@ -319,7 +319,8 @@ extension StoreError {
                     .database, "\(path): the disk is full; free some space and try again (nothing was changed)",
                     cause: error)
             case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
-                return StoreError(.database, "cannot open \(path) for writing: \(error.message ?? "\(error)")", cause: error)
+                return StoreError(
+                    .database, "cannot open \(path) for writing: \(error.message ?? "\(error)")", cause: error)
             default:
                 return StoreError(.database, "\(path): \(error.message ?? "\(error)")", cause: error)
             }

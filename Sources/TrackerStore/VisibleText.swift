@@ -50,8 +50,8 @@ public enum VisibleText {
     }
 
     /// Whether `text` holds a control that ``escaped(_:keepingLineBreaks:)`` would escape, found from its UTF-8
-    /// bytes: C0 and DEL are one byte; C1 is `C2 80`–`C2 9F`; U+202A–U+202E are `E2 80 AA`–`E2 80 AE`; U+2066–U+2069
-    /// are `E2 81 A6`–`E2 81 A9`.
+    /// bytes: C0 and DEL are one byte; C1 is `C2 80`–`C2 9F`; U+202A–U+202E are `E2 80 AA`–`E2 80 AE`;
+    /// U+2066–U+2069 are `E2 81 A6`–`E2 81 A9`.
     public static func containsControl(_ text: String, keepingLineBreaks: Bool = false) -> Bool {
         var previous: (UInt8, UInt8) = (0, 0)
         for byte in text.utf8 {

@@ -1,11 +1,11 @@
 import CXapian
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A read-only view of a Xapian database at one committed revision.
@@ -27,7 +27,7 @@ public final class Database {
     public init(paths: [String]) throws(XapianError) {
         var handle: OpaquePointer?
         let copies = paths.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
+        defer { for copy in copies { free(copy) } }
         try copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { buffer throws(XapianError) in
             try check { cxapian_database_open_many(buffer.baseAddress, buffer.count, &handle, $0) }
         }
@@ -126,7 +126,9 @@ public final class Database {
         }
         func visit(after: UnsafePointer<CChar>?, _ afterCount: Int) throws(XapianError) {
             try prefix.withBytes { (pointer, count) throws(XapianError) in
-                try check { cxapian_database_visit_terms(handle, pointer, count, after, afterCount, slot, visitor, context, $0) }
+                try check {
+                    cxapian_database_visit_terms(handle, pointer, count, after, afterCount, slot, visitor, context, $0)
+                }
             }
         }
         try withExtendedLifetime(sink) { () throws(XapianError) in

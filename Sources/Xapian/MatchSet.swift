@@ -85,8 +85,10 @@ public struct FieldedRanking: Sendable, Equatable {
         }
     }
 
-    public init(k1: Double, b: Double, titleBonus: Double, titlePrefix: String, titleMatch: Double = 0,
-                titleWordsSlot: UInt32 = 0) {
+    public init(
+        k1: Double, b: Double, titleBonus: Double, titlePrefix: String, titleMatch: Double = 0,
+        titleWordsSlot: UInt32 = 0
+    ) {
         self.k1 = k1
         self.b = b
         self.titleBonus = titleBonus
@@ -150,11 +152,13 @@ public final class MatchSet {
         upperBound = Int(cxapian_mset_matches_upper_bound(handle))
         final class Sink { var facets: [UInt32: [(shard: Int, value: [UInt8], count: Int)]] = [:] }
         let sink = Sink()
-        cxapian_mset_visit_facets(handle, { context, slot, shard, value, length, count in
-            let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
-            let bytes = Array(UnsafeRawBufferPointer(start: value, count: length))
-            sink.facets[slot, default: []].append((Int(shard), bytes, Int(count)))
-        }, Unmanaged.passUnretained(sink).toOpaque())
+        cxapian_mset_visit_facets(
+            handle,
+            { context, slot, shard, value, length, count in
+                let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
+                let bytes = Array(UnsafeRawBufferPointer(start: value, count: length))
+                sink.facets[slot, default: []].append((Int(shard), bytes, Int(count)))
+            }, Unmanaged.passUnretained(sink).toOpaque())
         facets = withExtendedLifetime(sink) { sink.facets }
     }
 
@@ -180,8 +184,9 @@ public final class MatchSet {
         var outLength = 0
         try text.withBytes { (pointer, count) throws(XapianError) in
             try check {
-                cxapian_mset_snippet(handle, pointer, count, length, highlight.start, highlight.end, omit, &out,
-                                     &outLength, $0)
+                cxapian_mset_snippet(
+                    handle, pointer, count, length, highlight.start, highlight.end, omit, &out,
+                    &outLength, $0)
             }
         }
         return String(decoding: takeBytes(out, outLength), as: UTF8.self)

@@ -64,7 +64,8 @@ public final class Query: CustomStringConvertible {
         try check { error in
             withOptionalBuffer(lowerBytes) { lowerPointer, lowerCount in
                 withOptionalBuffer(upperBytes) { upperPointer, upperCount in
-                    cxapian_query_new_value_range(slot, lowerPointer, lowerCount, upperPointer, upperCount, &result, error)
+                    cxapian_query_new_value_range(
+                        slot, lowerPointer, lowerCount, upperPointer, upperCount, &result, error)
                 }
             }
         }

@@ -101,26 +101,28 @@ public final class QueryParser {
         mappers.append(box)
         let context = Unmanaged.passUnretained(box).toOpaque()
         try check {
-            cxapian_query_parser_add_boolean_mapper(handle, field, { context, text, length, result in
-                let box = Unmanaged<FieldMapperBox>.fromOpaque(context!).takeUnretainedValue()
-                let value = String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)
-                let result = result!
-                switch box.map(value) {
-                case .term(let term):
-                    (result.pointee.term, result.pointee.term_length) = mallocCopy(Array(term.utf8))
-                    return Int32(CXAPIAN_FIELD_TERM)
-                case .valueRange(let slot, let lower, let upper):
-                    result.pointee.slot = slot
-                    if let lower { (result.pointee.begin, result.pointee.begin_length) = mallocCopy(lower) }
-                    if let upper { (result.pointee.end, result.pointee.end_length) = mallocCopy(upper) }
-                    return Int32(CXAPIAN_FIELD_VALUE_RANGE)
-                case .nothing:
-                    return Int32(CXAPIAN_FIELD_NOTHING)
-                case .invalid(let reason):
-                    result.pointee.message = strdup(reason)
-                    return Int32(CXAPIAN_FIELD_REJECTED)
-                }
-            }, context, $0)
+            cxapian_query_parser_add_boolean_mapper(
+                handle, field,
+                { context, text, length, result in
+                    let box = Unmanaged<FieldMapperBox>.fromOpaque(context!).takeUnretainedValue()
+                    let value = String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)
+                    let result = result!
+                    switch box.map(value) {
+                    case .term(let term):
+                        (result.pointee.term, result.pointee.term_length) = mallocCopy(Array(term.utf8))
+                        return Int32(CXAPIAN_FIELD_TERM)
+                    case .valueRange(let slot, let lower, let upper):
+                        result.pointee.slot = slot
+                        if let lower { (result.pointee.begin, result.pointee.begin_length) = mallocCopy(lower) }
+                        if let upper { (result.pointee.end, result.pointee.end_length) = mallocCopy(upper) }
+                        return Int32(CXAPIAN_FIELD_VALUE_RANGE)
+                    case .nothing:
+                        return Int32(CXAPIAN_FIELD_NOTHING)
+                    case .invalid(let reason):
+                        result.pointee.message = strdup(reason)
+                        return Int32(CXAPIAN_FIELD_REJECTED)
+                    }
+                }, context, $0)
         }
     }
 
@@ -163,9 +165,9 @@ private final class FieldMapperBox {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -1,8 +1,9 @@
 import CXapian
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A Xapian database open for writing; holds the database's write lock until freed or closed.
@@ -78,7 +79,7 @@ public final class WritableDatabase {
         throws(XapianError)
     {
         var pointers = paths.map { strdup($0) }
-        defer { pointers.forEach { free($0) } }
+        defer { for pointer in pointers { free(pointer) } }
         try pointers.withUnsafeMutableBufferPointer { buffer throws(XapianError) in
             let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: UnsafePointer<CChar>?.self)
             try check { cxapian_add_spellings_from_shards(base, buffer.count, titlePrefix, minimumFrequency, $0) }
@@ -150,7 +151,7 @@ public final class WritableDatabase {
     /// metadata key takes its value from the first source that has it.
     public static func compact(from sources: [String], to destination: String) throws(XapianError) {
         var pointers = sources.map { strdup($0) }
-        defer { pointers.forEach { free($0) } }
+        defer { for pointer in pointers { free(pointer) } }
         try pointers.withUnsafeMutableBufferPointer { buffer throws(XapianError) in
             let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: UnsafePointer<CChar>?.self)
             try check { cxapian_compact(base, buffer.count, destination, $0) }

@@ -1,6 +1,7 @@
 import CXapian
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An error raised by Xapian, caught at the C boundary and carried into Swift.

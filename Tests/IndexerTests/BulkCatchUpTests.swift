@@ -1,7 +1,7 @@
 import Foundation
 import SearchIndex
-import Testing
 import TestSupport
+import Testing
 import TrackerStore
 
 @testable import Indexer
@@ -24,10 +24,13 @@ import TrackerStore
         var text = ""
         for p in 0..<projects {
             let project = String(format: "00000000-0000-4000-8000-%012d", p)
-            text += #"{"kind":"project","id":"\#(project)","title":"Project \#(p)","created":"2024-01-01T00:00:00Z"}"# + "\n"
+            text +=
+                #"{"kind":"project","id":"\#(project)","title":"Project \#(p)","created":"2024-01-01T00:00:00Z"}"#
+                + "\n"
             for i in 0..<items {
                 let item = String(format: "00000000-0000-4000-9000-%06d%06d", p, i)
-                text += #"{"kind":"item","id":"\#(item)","project":"\#(project)","title":"Item \#(i) of \#(p)","#
+                text +=
+                    #"{"kind":"item","id":"\#(item)","project":"\#(project)","title":"Item \#(i) of \#(p)","#
                     + #""detail":"\#(tag)","created":"2024-01-01T00:00:00Z"}"# + "\n"
             }
         }
@@ -55,7 +58,8 @@ import TrackerStore
         try indexer.catchUp()
         let project = String(format: "00000000-0000-4000-8000-%012d", 0)
         for i in 0..<3 {
-            try store.updateItem(id: String(format: "00000000-0000-4000-9000-%06d%06d", 0, i), ItemChanges(detail: "edited"))
+            try store.updateItem(
+                id: String(format: "00000000-0000-4000-9000-%06d%06d", 0, i), ItemChanges(detail: "edited"))
         }
         try store.updateProject(id: project, ProjectChanges(title: "Renamed"))
         let report = try indexer.catchUp(batchSize: 2)
@@ -77,7 +81,9 @@ import TrackerStore
         var seen: [IndexProgress] = []
         _ = try store.importJSONLines(Self.lines(projects: 1, items: 1_200, tag: "third"))  // 1,200 changes: 50 %
         let rebuilt = try indexer.catchUp { seen.append($0) }
-        #expect(rebuilt.rebuildReason == "the index was 1200 changes behind, 50 % of the store's rows: a rebuild is quicker")
+        #expect(
+            rebuilt.rebuildReason == "the index was 1200 changes behind, 50 % of the store's rows: a rebuild is quicker"
+        )
         #expect(rebuilt.documentsWritten == 2_400)
         #expect(seen.first == IndexProgress(work: .rebuilding, done: 0, total: 2_400, backlog: 1_200))
         #expect(seen.last?.done == 2_400)

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import SearchIndex
-import Testing
 import TestSupport
+import Testing
 import TrackerStore
 
 @testable import Indexer
@@ -47,13 +47,15 @@ import TrackerStore
         try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: false)
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
         _ = try TrackerStore.create(at: real + "/tracker.sqlite")
-        try FileManager.default.createSymbolicLink(atPath: elsewhere + "/tracker.sqlite", withDestinationPath: real + "/tracker.sqlite")
+        try FileManager.default.createSymbolicLink(
+            atPath: elsewhere + "/tracker.sqlite", withDestinationPath: real + "/tracker.sqlite")
         let store = try TrackerStore.open(at: elsewhere + "/tracker.sqlite")
         let indexer = StoreIndexer(store: store, indexPath: directory.file("index"))
         var options = IndexWatcher.Options()
         // Without the store's file events it would notice nothing for five minutes.
         options.idleInterval = 300
-        let watcher = try IndexWatcher(indexer: indexer, options: options, logger: Logger(label: "test"), lockTimeout: 5)
+        let watcher = try IndexWatcher(
+            indexer: indexer, options: options, logger: Logger(label: "test"), lockTimeout: 5)
         let thread = Thread { try? watcher.run() }
         thread.start()
         defer { watcher.stop() }
@@ -62,7 +64,10 @@ import TrackerStore
         let deadline = Date().addingTimeInterval(30)
         var cursor: Int64 = -1
         while Date() < deadline {
-            cursor = (try? SearchReader(path: indexer.location.root).fetchLastClientState()).flatMap { $0 }.flatMap { Int64($0) } ?? -1
+            cursor =
+                (try? SearchReader(path: indexer.location.root).fetchLastClientState()).flatMap { $0 }.flatMap {
+                    Int64($0)
+                } ?? -1
             if cursor >= last { break }
             usleep(20_000)
         }

@@ -1,7 +1,7 @@
 import Foundation
 import SearchIndex
-import Testing
 import TestSupport
+import Testing
 import TrackerStore
 
 @testable import Indexer
@@ -81,7 +81,9 @@ import TrackerStore
         try kept.catchUp()
         var items: [Item] = []
         for batch in 0..<4 {
-            for number in 0..<5 { items.append(try live.addItem(projectID: project.id, title: "tile \(batch) \(number)")) }
+            for number in 0..<5 {
+                items.append(try live.addItem(projectID: project.id, title: "tile \(batch) \(number)"))
+            }
             try kept.catchUp()
         }
         var changes = ItemChanges()
@@ -101,7 +103,9 @@ import TrackerStore
     @Test func theMergedIndexIsOneCompactedGenerationThatLaterChangesUpdate() throws {
         let single = try rebuilt("single", .singleWriter)
         let sharded = try rebuilt("sharded", .init(shards: 2))
-        let names = try FileManager.default.contentsOfDirectory(atPath: sharded.location.root).filter { $0.hasPrefix("db-") }
+        let names = try FileManager.default.contentsOfDirectory(atPath: sharded.location.root).filter {
+            $0.hasPrefix("db-")
+        }
         #expect(names.count == 1, "no shard directories left: \(names)")
         #expect(directorySize(sharded.location.root) * 10 < directorySize(single.location.root) * 8, "compacted")
 

@@ -1,7 +1,7 @@
 import Foundation
 import SearchIndex
-import Testing
 import TestSupport
+import Testing
 import TrackerStore
 
 @testable import Indexer
@@ -49,7 +49,10 @@ import TrackerStore
         #expect(try titles("project:\"home renovation\"").isEmpty)
         #expect(try titles("project:house kind:item") == ["Fix the tap"])
         let hit = try #require(try indexer.search("tap").hits.first)
-        guard case .item(_, let project) = hit.entity else { Issue.record("not an item"); return }
+        guard case .item(_, let project) = hit.entity else {
+            Issue.record("not an item")
+            return
+        }
         #expect(project.title == "House")
         #expect(try indexer.verify().isClean)
     }
@@ -84,10 +87,11 @@ import TrackerStore
         try indexer.catchUp()
         let reader = try SearchReader(path: indexer.location.root)
         #expect(try reader.documentCount() == 2)
-        #expect(Set(try reader.fingerprints().keys) == [
-            store.uri(.project, garden.id).description,
-            store.uri(.item, try store.read { try $0.items(inProjects: [garden.id]) }[0].id).description,
-        ])
+        #expect(
+            Set(try reader.fingerprints().keys) == [
+                store.uri(.project, garden.id).description,
+                store.uri(.item, try store.read { try $0.items(inProjects: [garden.id]) }[0].id).description,
+            ])
     }
 
     @Test func anIndexOfAnotherStoreIsRefusedNotMixedNorOverwritten() throws {
@@ -100,7 +104,9 @@ import TrackerStore
         let home = try store.addProject(title: "Home")
         try store.addItem(projectID: home.id, title: "Own item")
         // Writing, reading and verifying all refuse, naming both stores.
-        for attempt in [{ _ = try indexer.catchUp() }, { _ = try indexer.search("item") }, { _ = try indexer.verify() }] {
+        for attempt in [
+            { _ = try indexer.catchUp() }, { _ = try indexer.search("item") }, { _ = try indexer.verify() },
+        ] {
             #expect {
                 try attempt()
             } throws: { error in
@@ -142,7 +148,9 @@ import TrackerStore
 
     @Test func searchesDuringRebuildsSeeTheOldOrTheNewIndexNeverAnEmptyOne() throws {
         let home = try store.addProject(title: "Home")
-        for number in 0..<300 { try store.addItem(projectID: home.id, title: "task number \(number)", detail: "common words") }
+        for number in 0..<300 {
+            try store.addItem(projectID: home.id, title: "task number \(number)", detail: "common words")
+        }
         try indexer.catchUp()
         let root = indexer.location.root
         let indexer = self.indexer

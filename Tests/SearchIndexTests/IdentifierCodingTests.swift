@@ -1,7 +1,7 @@
 import Foundation
 import SearchIndex
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct IdentifierCodingTests {
     static let store = "caa11ecb-58b1-493c-a3f5-35491c90030c"
@@ -91,7 +91,10 @@ import TestSupport
         // Deleting by identifier and by domain finds the short terms.
         try index.deleteSearchableItems(withIdentifiers: [uri])
         try reader.reopen()
-        #expect(try reader.search(try parser.parse("paint"), SearchRequest(limit: 10)).hits.map(\.uniqueIdentifier) == [foreign])
+        #expect(
+            try reader.search(try parser.parse("paint"), SearchRequest(limit: 10)).hits.map(\.uniqueIdentifier) == [
+                foreign
+            ])
         try index.deleteSearchableItems(withDomainIdentifiers: [project])
         try reader.reopen()
         #expect(try reader.documentCount() == 0)

@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
-import Testing
 import TestSupport
+import Testing
 
 @testable import SearchIndex
 
@@ -35,7 +35,8 @@ import TestSupport
     @Test(arguments: [
         "priority > 9223372036854775807", "priority < -9223372036854775808", "priority == -9223372036854775808",
         "priority != 9223372036854775807", "InRange(priority, -9223372036854775808, 9223372036854775807)",
-        "contentCreationDate > $time.today(9223372036854775807)", "contentCreationDate > $time.now(-9223372036854775808)",
+        "contentCreationDate > $time.today(9223372036854775807)",
+        "contentCreationDate > $time.now(-9223372036854775808)",
     ])
     func hugeSpotlightNumbersAreSyntaxErrors(query: String) {
         expectSyntaxError(query, spotlight: true)
@@ -45,14 +46,19 @@ import TestSupport
         let limit = SearchQueryParser.maximumNesting
         let deep = String(repeating: "(", count: 2_200) + "tap" + String(repeating: ")", count: 2_200)
         expectSyntaxError(deep, spotlight: false, containing: "at most \(limit) levels")
-        let deepSpotlight = String(repeating: "(", count: 2_200) + "title == \"a\"" + String(repeating: ")", count: 2_200)
+        let deepSpotlight =
+            String(repeating: "(", count: 2_200) + "title == \"a\"" + String(repeating: ")", count: 2_200)
         expectSyntaxError(deepSpotlight, spotlight: true, containing: "at most \(limit) levels")
-        expectSyntaxError(String(repeating: "!", count: 3_250) + "title == \"a\"", spotlight: true, containing: "at most \(limit) levels")
-        expectSyntaxError(String(repeating: "!(", count: 40) + "title == \"a\"" + String(repeating: ")", count: 40),
-                          spotlight: true, containing: "at most \(limit) levels")
+        expectSyntaxError(
+            String(repeating: "!", count: 3_250) + "title == \"a\"", spotlight: true,
+            containing: "at most \(limit) levels")
+        expectSyntaxError(
+            String(repeating: "!(", count: 40) + "title == \"a\"" + String(repeating: ")", count: 40),
+            spotlight: true, containing: "at most \(limit) levels")
         // At the limit, both parse.
         #expect(throws: Never.self) {
-            _ = try parse(String(repeating: "(", count: limit) + "tap" + String(repeating: ")", count: limit), spotlight: false)
+            _ = try parse(
+                String(repeating: "(", count: limit) + "tap" + String(repeating: ")", count: limit), spotlight: false)
             _ = try parse(String(repeating: "!", count: limit) + "title == \"a\"", spotlight: true)
         }
     }
@@ -67,8 +73,13 @@ import TestSupport
     static let number = Gen.frequency(
         (2, Gen.int(in: -4...6).map(String.init)),
         (2, Gen.int(in: Int.min...Int.max).map(String.init)),
-        (1, Gen.element(of: ["9223372036854775807", "-9223372036854775808", "9223372036854775808",
-                             "99999999999999999999999", "-0", "007", "1e3", ""]).map { $0 ?? "" })
+        (
+            1,
+            Gen.element(of: [
+                "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+                "99999999999999999999999", "-0", "007", "1e3", "",
+            ]).map { $0 ?? "" }
+        )
     )
 
     static let numberedQuery = zip(Gen.int(in: 0...13), number, number).map { input -> (String, Bool) in

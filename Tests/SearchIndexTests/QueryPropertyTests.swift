@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
-import Testing
 import TestSupport
+import Testing
 
 @testable import SearchIndex
 
@@ -26,14 +26,16 @@ import TestSupport
         let directory = TemporaryDirectory("property")
         let path = directory.file("index")
         let index = try! SearchableIndex(path: path)
-        try! index.indexSearchableItems((0..<50).map { number in
-            SearchableItem(
-                uniqueIdentifier: "tracker://s/item/\(number)", domainIdentifier: "tracker://s/project/\(number % 5)",
-                attributeSet: SearchableItemAttributeSet(
-                    title: "fix leak \(number)", contentDescription: "the tap leaks near the boiler \(number)",
-                    containerTitle: "Project \(number % 5)", priority: number % 3 + 1, isCompleted: number % 2 == 0,
-                    createdAt: 1_700_000_000 + Int64(number) * 86_400, modifiedAt: 1_700_000_000))
-        })
+        try! index.indexSearchableItems(
+            (0..<50).map { number in
+                SearchableItem(
+                    uniqueIdentifier: "tracker://s/item/\(number)",
+                    domainIdentifier: "tracker://s/project/\(number % 5)",
+                    attributeSet: SearchableItemAttributeSet(
+                        title: "fix leak \(number)", contentDescription: "the tap leaks near the boiler \(number)",
+                        containerTitle: "Project \(number % 5)", priority: number % 3 + 1, isCompleted: number % 2 == 0,
+                        createdAt: 1_700_000_000 + Int64(number) * 86_400, modifiedAt: 1_700_000_000))
+            })
         try! index.close()
         return (directory, path)
     }()
@@ -44,8 +46,10 @@ import TestSupport
             for spotlight in [false, true] {
                 do {
                     let words = try SearchQueryParser(reader: reader)
-                    let query = spotlight
-                        ? try SpotlightQueryParser(words: words).parse(text) : try words.parse(text, correctSpelling: true)
+                    let query =
+                        spotlight
+                        ? try SpotlightQueryParser(words: words).parse(text)
+                        : try words.parse(text, correctSpelling: true)
                     let results = try reader.search(query, SearchRequest(limit: 5, sort: .created, facets: [.project]))
                     #expect(results.hits.count <= 5)
                 } catch let error as SearchIndexError {
@@ -62,7 +66,8 @@ import TestSupport
         await propertyCheck(count: 100, input: Self.queryText) { text in
             for end in text.indices {
                 do {
-                    _ = try reader.search(try SearchQueryParser(reader: reader).parse(String(text[..<end]), partial: true))
+                    _ = try reader.search(
+                        try SearchQueryParser(reader: reader).parse(String(text[..<end]), partial: true))
                 } catch let error as SearchIndexError {
                     #expect(error.code == .querySyntax, "\(String(text[..<end]).debugDescription): \(error)")
                 } catch {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import SearchIndex
 
@@ -41,7 +41,10 @@ import TestSupport
         ),
         ("-is:completed", ["not: status is completed"]),
         ("NOT project:garden", ["not: project title is 'garden' (any case)"]),
-        ("tap -project:\"Home renovation\" kind:item", ["not: project title is 'Home renovation' (any case)", "kind is item"]),
+        (
+            "tap -project:\"Home renovation\" kind:item",
+            ["not: project title is 'Home renovation' (any case)", "kind is item"]
+        ),
         ("tap is:open priority:3", ["status is open", "priority is 3"]),
     ])
     func filtersParse(query: String, expected: [String]) throws {
@@ -83,12 +86,15 @@ import TestSupport
     @Test func dateFiltersAreExplainedInTheLocalTimeZone() throws {
         let newYork = QueryClock.fixed(Self.now, timeZone: TimeZone(identifier: "America/New_York")!)
         func filters(_ query: String) throws -> [String] { try SearchQueryParser(clock: newYork).parse(query).filters }
-        #expect(try filters("created:2024-03-09..2024-03-10")
-            == ["created from 2024-03-09 00:00:00 to 2024-03-10 23:59:59 (UTC-04:00)"])
-        #expect(try filters("modified:today") == ["modified from 2024-06-15 00:00:00 to 2024-06-15 23:59:59 (UTC-04:00)"])
+        #expect(
+            try filters("created:2024-03-09..2024-03-10")
+                == ["created from 2024-03-09 00:00:00 to 2024-03-10 23:59:59 (UTC-04:00)"])
+        #expect(
+            try filters("modified:today") == ["modified from 2024-06-15 00:00:00 to 2024-06-15 23:59:59 (UTC-04:00)"])
         let kolkata = QueryClock.fixed(Self.now, timeZone: TimeZone(identifier: "Asia/Kolkata")!)
-        #expect(try SearchQueryParser(clock: kolkata).parse("created:0001..0001-01-31").filters
-            == ["created from 0001-01-01 00:00:00 to 0001-01-31 23:59:59 (UTC+05:30)"])
+        #expect(
+            try SearchQueryParser(clock: kolkata).parse("created:0001..0001-01-31").filters
+                == ["created from 0001-01-01 00:00:00 to 0001-01-31 23:59:59 (UTC+05:30)"])
     }
 
     @Test func relativeDatesFollowTheLocalTimeZone() throws {
@@ -118,7 +124,10 @@ import TestSupport
         ("modified:2024-05..2024-01", "modified:2024-05..2024-01 is not a date; \(DateFilter.help)"),
         ("created:-7x", "created:-7x is not a date; \(DateFilter.help)"),
         ("created:..", "created:.. is not a date; \(DateFilter.help)"),
-        ("project:tracker://s/item/x", "project:tracker://s/item/x is not a project URI (tracker://<store>/project/<uuid>)"),
+        (
+            "project:tracker://s/item/x",
+            "project:tracker://s/item/x is not a project URI (tracker://<store>/project/<uuid>)"
+        ),
         ("tap AND", "Syntax: <expression> AND <expression>"),
         ("tap OR", "Syntax: <expression> OR <expression>"),
     ])
@@ -135,7 +144,8 @@ import TestSupport
     @Test func emptyQueriesAreRefused() {
         for query in ["", "   ", "\n"] {
             #expect { try SearchQueryParser().parse(query) } throws: {
-                ($0 as? SearchIndexError)?.message == "the query is empty; type some words, or a filter such as kind:item"
+                ($0 as? SearchIndexError)?.message
+                    == "the query is empty; type some words, or a filter such as kind:item"
             }
         }
     }
@@ -171,7 +181,10 @@ import TestSupport
         ("title = \"x\"", "'=' is not an operator (use ==, !=, <, >, <=, >=, &&, ||, !) at character 7"),
         ("title == \"x", "a string is not closed at character 10"),
         ("title == \"x\"q", "'q' is not a string modifier (use c, d or w) at character 13"),
-        ("author == \"x\"", "unknown attribute author; Spotlite knows title, contentDescription, textContent, *, kind, priority, completed, containerTitle, domainIdentifier, contentCreationDate, contentModificationDate, authorNames at character 1"),
+        (
+            "author == \"x\"",
+            "unknown attribute author; Spotlite knows title, contentDescription, textContent, *, kind, priority, completed, containerTitle, domainIdentifier, contentCreationDate, contentModificationDate, authorNames at character 1"
+        ),
         ("title > \"x\"", "title supports == and != only at character 7"),
         ("priority >= \"2\"", "priority compares with a whole number from 1 to 3 at character 13"),
         ("priority >= 5", "no priority lies in 5…3; priorities are 1, 2 and 3 at character 13"),
@@ -180,8 +193,14 @@ import TestSupport
         ("title == \"x\" &&", "the query ends too early at the end"),
         ("title == \"x\" title == \"y\"", "unexpected title after a complete expression at character 14"),
         ("(title == \"x\"", "the query ends too early at the end"),
-        ("contentCreationDate > $time.yesterday", "$time.yesterday is not a value; use a number, a \"string\", true, false, $time.now, $time.today(±n) or $time.iso(\"date\") at character 23"),
-        ("InRange(title, 1, 2)", "InRange takes priority, contentCreationDate or contentModificationDate at character 9"),
+        (
+            "contentCreationDate > $time.yesterday",
+            "$time.yesterday is not a value; use a number, a \"string\", true, false, $time.now, $time.today(±n) or $time.iso(\"date\") at character 23"
+        ),
+        (
+            "InRange(title, 1, 2)",
+            "InRange takes priority, contentCreationDate or contentModificationDate at character 9"
+        ),
         ("kind == \"task\"", "kind:task is not a kind; use kind:item, kind:project or kind:message at character 9"),
     ])
     func invalidSpotlightQueriesSayWhatIsWrong(query: String, reason: String) {

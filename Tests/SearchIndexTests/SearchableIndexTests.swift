@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import SearchIndex
-import Xapian
-import Testing
+import Synchronization
 import TestSupport
+import Testing
+import Xapian
 
 @Suite struct SearchableIndexTests {
     let directory = TemporaryDirectory("searchindex")
@@ -22,7 +22,8 @@ import TestSupport
 
     func search(_ text: String, limit: Int = 20) throws -> [String] {
         let reader = try SearchReader(path: path)
-        return try reader.search(try SearchQueryParser().parse(text), SearchRequest(limit: limit)).hits.map(\.uniqueIdentifier)
+        return try reader.search(try SearchQueryParser().parse(text), SearchRequest(limit: limit)).hits.map(
+            \.uniqueIdentifier)
     }
 
     @Test func indexSearchDeleteByIdentifierAndByDomain() throws {
@@ -59,8 +60,11 @@ import TestSupport
         let all = try reader.search(query, SearchRequest(limit: 100)).hits
         #expect(all.count == 20)
         for (earlier, later) in zip(all, all.dropFirst()) {
-            #expect(earlier.score > later.score
-                || (earlier.score == later.score && position[earlier.uniqueIdentifier]! > position[later.uniqueIdentifier]!))
+            #expect(
+                earlier.score > later.score
+                    || (earlier.score == later.score
+                        && position[earlier.uniqueIdentifier]! > position[later.uniqueIdentifier]!)
+            )
         }
         for offset in 0..<20 {
             for limit in [1, 2, 3, 5, 7] {
@@ -71,10 +75,13 @@ import TestSupport
         // Filters alone score zero: the whole order is the index's, latest first, or first first reversed.
         let latestFirst = added.reversed().map { String(format: "id-%02d", $0) }
         let filter = try SearchQueryParser().parse("kind:item")
-        #expect(try reader.search(filter, SearchRequest(offset: 3, limit: 4)).hits.map(\.uniqueIdentifier)
-            == Array(latestFirst[3..<7]))
-        #expect(try reader.search(filter, SearchRequest(limit: 20, sort: .created, reverse: true)).hits.map(\.uniqueIdentifier)
-            == latestFirst.reversed())
+        #expect(
+            try reader.search(filter, SearchRequest(offset: 3, limit: 4)).hits.map(\.uniqueIdentifier)
+                == Array(latestFirst[3..<7]))
+        #expect(
+            try reader.search(filter, SearchRequest(limit: 20, sort: .created, reverse: true)).hits.map(
+                \.uniqueIdentifier)
+                == latestFirst.reversed())
 
         // A replaced document keeps its place among its equals.
         try index.indexSearchableItems([item(added[0], title: "pipe again")])
@@ -88,17 +95,18 @@ import TestSupport
     @Test func aSortByValueKeepsScoresAndBreaksTiesByIndexOrder() throws {
         let index = try SearchableIndex(path: path)
         let added = (0..<24).map { ($0 * 5) % 24 }
-        try index.indexSearchableItems(added.map { number in
-            // Three modification times, so most values tie; how well an item matches varies across each tie.
-            let words = Array(repeating: "leak", count: 1 + number % 4).joined(separator: " ")
-            let detail = number % 3 == 0 ? "pipe leak under the sink " + words : "the pipe under the sink " + words
-            return SearchableItem(
-                uniqueIdentifier: String(format: "id-%02d", number), domainIdentifier: "home",
-                attributeSet: SearchableItemAttributeSet(
-                    title: number % 2 == 0 ? "Pipe leak" : "Kitchen pipe", contentDescription: detail,
-                    containerTitle: "Home", priority: 1 + number % 3, createdAt: 1_700_000_000 + Int64(number % 2),
-                    modifiedAt: 1_700_000_000 + Int64(number % 3) * 60))
-        })
+        try index.indexSearchableItems(
+            added.map { number in
+                // Three modification times, so most values tie; how well an item matches varies across each tie.
+                let words = Array(repeating: "leak", count: 1 + number % 4).joined(separator: " ")
+                let detail = number % 3 == 0 ? "pipe leak under the sink " + words : "the pipe under the sink " + words
+                return SearchableItem(
+                    uniqueIdentifier: String(format: "id-%02d", number), domainIdentifier: "home",
+                    attributeSet: SearchableItemAttributeSet(
+                        title: number % 2 == 0 ? "Pipe leak" : "Kitchen pipe", contentDescription: detail,
+                        containerTitle: "Home", priority: 1 + number % 3, createdAt: 1_700_000_000 + Int64(number % 2),
+                        modifiedAt: 1_700_000_000 + Int64(number % 3) * 60))
+            })
         let reader = try SearchReader(path: path)
         let query = try SearchQueryParser().parse("pipe leak")
         let byRelevance = try reader.search(query, SearchRequest(limit: 100))
@@ -117,9 +125,12 @@ import TestSupport
             }
             for (earlier, later) in zip(sorted.hits, sorted.hits.dropFirst()) {
                 let (a, b) = (key(earlier.uniqueIdentifier), key(later.uniqueIdentifier))
-                #expect(a.lexicographicallyPrecedes(b) == false, "\(sort): \(earlier.uniqueIdentifier) before \(later.uniqueIdentifier)")
+                #expect(
+                    a.lexicographicallyPrecedes(b) == false,
+                    "\(sort): \(earlier.uniqueIdentifier) before \(later.uniqueIdentifier)")
                 if a == b {
-                    #expect(position[earlier.uniqueIdentifier]! > position[later.uniqueIdentifier]!, "\(sort): tie order")
+                    #expect(
+                        position[earlier.uniqueIdentifier]! > position[later.uniqueIdentifier]!, "\(sort): tie order")
                 }
             }
             for hit in sorted.hits {
@@ -136,9 +147,10 @@ import TestSupport
     /// A reader of an index of 300 items of `texts` (titles of 1–6 words, details of up to 30).
     func randomTextsReader(_ texts: inout RandomTexts) throws -> SearchReader {
         let index = try SearchableIndex(path: path)
-        try index.indexSearchableItems((0..<300).map {
-            Self.item("item-\($0)", title: texts.text(1...6), detail: texts.text(0...30))
-        })
+        try index.indexSearchableItems(
+            (0..<300).map {
+                Self.item("item-\($0)", title: texts.text(1...6), detail: texts.text(0...30))
+            })
         return try SearchReader(path: path)
     }
 
@@ -235,7 +247,9 @@ import TestSupport
         let index = try SearchableIndex(path: path)
         let words = ["pipe", "leak", "sink", "tap", "washer", "kitchen", "valve", "drain", "seal", "hose"]
         func item(_ number: Int, titleWords: Int) -> SearchableItem {
-            let title = (0..<titleWords).map { words[(number + $0 * 3) % words.count] + ($0 >= words.count ? "\($0)" : "") }
+            let title = (0..<titleWords).map {
+                words[(number + $0 * 3) % words.count] + ($0 >= words.count ? "\($0)" : "")
+            }
             return Self.item(
                 String(format: "id-%03d", number), title: title.joined(separator: " "),
                 detail: (0..<(5 + (number + titleWords) % 7)).map { words[(number * 7 + $0) % words.count] }
@@ -268,9 +282,11 @@ import TestSupport
             SearchableItem(
                 uniqueIdentifier: String(format: "id-%03d", number), domainIdentifier: "home",
                 attributeSet: SearchableItemAttributeSet(
-                    title: "Fix pipe \(number % 7)", contentDescription: number % 3 == 0 ? "leak under the sink" : "pipe",
+                    title: "Fix pipe \(number % 7)",
+                    contentDescription: number % 3 == 0 ? "leak under the sink" : "pipe",
                     kind: .item, containerTitle: "Home", priority: 1 + number % 3,
-                    createdAt: 1_700_000_000 + Int64(number % 11) * 86_400, modifiedAt: 1_700_000_000 + Int64(hour) * 3_600))
+                    createdAt: 1_700_000_000 + Int64(number % 11) * 86_400,
+                    modifiedAt: 1_700_000_000 + Int64(hour) * 3_600))
         }
         try index.indexSearchableItems((0..<150).map { item($0, hour: $0 % 13) })
         let plain = try SearchReader(path: path)
@@ -282,7 +298,8 @@ import TestSupport
                     for text in ["pipe", "leak sink"] {
                         for (offset, limit) in [(0, 200), (5, 10)] {
                             let request = SearchRequest(offset: offset, limit: limit, sort: sort, reverse: reverse)
-                            try expectKeptReaderAgrees(kept, with: plain, text, request, "\(when), \(sort) \(reverse) \(offset)")
+                            try expectKeptReaderAgrees(
+                                kept, with: plain, text, request, "\(when), \(sort) \(reverse) \(offset)")
                         }
                     }
                 }
@@ -310,7 +327,8 @@ import TestSupport
             SearchableItem(
                 uniqueIdentifier: String(format: "id-%03d", number), domainIdentifier: "home",
                 attributeSet: SearchableItemAttributeSet(
-                    title: "Fix pipe \(number % 7)", contentDescription: number % 5 == 0 ? "leak under the sink" : "pipe",
+                    title: "Fix pipe \(number % 7)",
+                    contentDescription: number % 5 == 0 ? "leak under the sink" : "pipe",
                     kind: .item, containerTitle: "Home", priority: 1 + (number + shift) % 3,
                     createdAt: start + Int64((number * 7 + shift) % 40) * day,
                     modifiedAt: start + Int64((number * 3 + shift) % 60) * day / 2))
@@ -325,7 +343,8 @@ import TestSupport
         #expect(kept.tablesMade == 0)
         let queries = [
             "pipe created:2023-11-20..2023-11-30", "pipe created:2023-11-17", "leak created:..2023-11-25",
-            "pipe created:2023-12-01..", "pipe modified:>=2023-11-29", "pipe modified:<2023-11-20", "pipe priority:2..3",
+            "pipe created:2023-12-01..", "pipe modified:>=2023-11-29", "pipe modified:<2023-11-20",
+            "pipe priority:2..3",
             "pipe priority:3", "leak priority:<=2 created:2023-11..2023-12", "pipe -created:2023-11-20..2023-12-05",
             "pipe (created:2023-11-16 OR created:2023-12-10..2023-12-12)", "pipe OR sink priority:1",
             "created:2023-11-20..2023-11-30", "modified:2023-11-18.. priority:2",
@@ -371,7 +390,8 @@ import TestSupport
             for text in ["pipe", "leak sink"] {
                 for request in requests {
                     let query = try SearchQueryParser().parse(text)
-                    #expect(try reader.search(query, request).hits == plain.search(query, request).hits, "\(when), \(text)")
+                    #expect(
+                        try reader.search(query, request).hits == plain.search(query, request).hits, "\(when), \(text)")
                 }
             }
         }
@@ -448,9 +468,10 @@ import TestSupport
     /// holds only what was examined; well within it, hits and total are those of a search without one.
     @Test func aTimeLimitStopsTheMatchAndSaysTheTotalIsNotExact() throws {
         let index = try SearchableIndex(path: path)
-        try index.indexSearchableItems((0..<300).map {
-            Self.item(String(format: "id-%03d", $0), title: "Fix pipe \($0 % 7)", detail: "leak \($0 % 5)")
-        })
+        try index.indexSearchableItems(
+            (0..<300).map {
+                Self.item(String(format: "id-%03d", $0), title: "Fix pipe \($0 % 7)", detail: "leak \($0 % 5)")
+            })
         let reader = try SearchReader(path: path)
         let query = try SearchQueryParser().parse("pipe OR leak")
         let unlimited = try reader.search(query, SearchRequest(limit: 50))
@@ -553,8 +574,10 @@ import TestSupport
     }
 
     /// Items none of the ranking tests search for, so that the words they do search for are rare, as in a tracker.
-    static let chores = ["paint the fence", "order new tiles", "clean the gutters", "replace the boiler", "sand the floor",
-                         "kitchen shelves"].enumerated().map { number, words in
+    static let chores = [
+        "paint the fence", "order new tiles", "clean the gutters", "replace the boiler", "sand the floor",
+        "kitchen shelves",
+    ].enumerated().map { number, words in
         item("chore-\(number)", title: words.capitalized, detail: "then " + words)
     }
 
@@ -597,9 +620,11 @@ import TestSupport
         var items: [SearchableItem] = []
         for number in 0..<60 {
             // Phrases in some titles and details, the words apart in others, titles long and short.
-            let title = number % 3 == 0 ? "leaking tap number \(number)" : "tap and \(number) other leaking things to fix"
+            let title =
+                number % 3 == 0 ? "leaking tap number \(number)" : "tap and \(number) other leaking things to fix"
             let detail = number % 4 == 0 ? "the leaking tap drips" : "a tap, then more words, then leaking"
-            items.append(Self.item("i\(number)", title: title, detail: String(repeating: detail + " ", count: 1 + number % 5)))
+            items.append(
+                Self.item("i\(number)", title: title, detail: String(repeating: detail + " ", count: 1 + number % 5)))
         }
         try index.indexSearchableItems(items)
         let reader = try SearchReader(path: path)
@@ -676,10 +701,11 @@ import TestSupport
     /// `APIs`, `IDs`, `JVMs`: an acronym's plural is one word, not `AP Is`, which matched every "is".
     @Test func anAcronymsPluralIsOneWord() throws {
         let index = try SearchableIndex(path: path)
-        try index.indexSearchableItems([
-            Self.item("apis", title: "Batch APIs for delete"),
-            Self.item("is", title: "Delete is slow", detail: "it is what it is"),
-        ] + Self.chores)
+        try index.indexSearchableItems(
+            [
+                Self.item("apis", title: "Batch APIs for delete"),
+                Self.item("is", title: "Delete is slow", detail: "it is what it is"),
+            ] + Self.chores)
         #expect(try search("APIs") == ["apis"])
         #expect(try search("api") == ["apis"])
         #expect(try search("is") == ["is"])
@@ -688,7 +714,8 @@ import TestSupport
     @Test func aPhraseInATitleRanksAboveThePhraseInADetail() throws {
         let index = try SearchableIndex(path: path)
         let items = [
-            Self.item("detail", title: "Weekend chores", detail: "fix the leaking kitchen tap; the leaking kitchen tap drips"),
+            Self.item(
+                "detail", title: "Weekend chores", detail: "fix the leaking kitchen tap; the leaking kitchen tap drips"),
             Self.item(
                 "title", title: "Leaking kitchen tap under the sink of the old flat needs washers and a plumber",
                 detail: "call a plumber"),
@@ -710,7 +737,7 @@ import TestSupport
         #expect(Set(try search("tap OR window")) == ["1", "2", "3"])
         #expect(try search("kitchen NOT tap") == ["3"])
         #expect(Set(try search("(barrel OR window) AND NOT leaking")) == ["3"])
-        #expect(try search("leaks") .count == 2)  // stemming: leaks ~ leaking
+        #expect(try search("leaks").count == 2)  // stemming: leaks ~ leaking
     }
 
     @Test func filtersMapToBooleanTerms() throws {
@@ -749,8 +776,14 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("is:pending", "cannot parse the query 'is:pending': is:pending is not a status; use is:open, is:completed or is:closed"),
-        ("kind:task", "cannot parse the query 'kind:task': kind:task is not a kind; use kind:item, kind:project or kind:message"),
+        (
+            "is:pending",
+            "cannot parse the query 'is:pending': is:pending is not a status; use is:open, is:completed or is:closed"
+        ),
+        (
+            "kind:task",
+            "cannot parse the query 'kind:task': kind:task is not a kind; use kind:item, kind:project or kind:message"
+        ),
         ("priority:9", "cannot parse the query 'priority:9': no priority is 9; priorities are 1, 2 and 3"),
         ("   ", "the query is empty; type some words, or a filter such as kind:item"),
         ("tap AND", "cannot parse the query 'tap AND': Syntax: <expression> AND <expression>"),
@@ -794,7 +827,9 @@ extension SearchableIndexTests {
         let index = try SearchableIndex(path: path)
         try index.indexSearchableItems([
             // More of each word, but apart: BM25 alone ranks this first.
-            Self.item("scattered", title: "Update", detail: "memory use grew and memory was low; a leak in the pipe, a leak in the tank"),
+            Self.item(
+                "scattered", title: "Update",
+                detail: "memory use grew and memory was low; a leak in the pipe, a leak in the tank"),
             Self.item("phrase", title: "Update", detail: "fixed a memory leak in the parser of the config file reader"),
         ])
         #expect(try search("memory leak") == ["phrase", "scattered"])
@@ -802,4 +837,3 @@ extension SearchableIndexTests {
         #expect(try search("leak memory").count == 2)
     }
 }
-

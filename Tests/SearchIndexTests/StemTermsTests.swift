@@ -1,7 +1,7 @@
 import Foundation
 import SearchIndex
-import Testing
 import TestSupport
+import Testing
 import Xapian
 
 /// An index leaves out the stem terms that only repeat a word's own term (``SearchableIndex/prunesStems``): it is
@@ -9,8 +9,10 @@ import Xapian
 @Suite struct StemTermsTests {
     let directory = TemporaryDirectory("stems")
 
-    static func item(_ id: String, title: String, detail: String, kind: SearchableItemAttributeSet.Kind = .item,
-                     domain: String = "home", priority: Int = 2, completed: Bool = false, modified: Int64 = 0)
+    static func item(
+        _ id: String, title: String, detail: String, kind: SearchableItemAttributeSet.Kind = .item,
+        domain: String = "home", priority: Int = 2, completed: Bool = false, modified: Int64 = 0
+    )
         -> SearchableItem
     {
         SearchableItem(

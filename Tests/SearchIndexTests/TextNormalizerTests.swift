@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
-import Testing
 import TestSupport
+import Testing
 
 @testable import SearchIndex
 
@@ -28,7 +28,9 @@ import TestSupport
 
     /// ASCII pieces around the rules' corners: case changes, digits, dots and underscores at word edges.
     static let asciiText = Gen.element(
-        of: ["a", "Z", "q", "7", "0", ".", "_", " ", "-", "fooBar", "HTTP", "Server", "9.4", "x_", "_y", "..", "__", ","]
+        of: [
+            "a", "Z", "q", "7", "0", ".", "_", " ", "-", "fooBar", "HTTP", "Server", "9.4", "x_", "_y", "..", "__", ",",
+        ]
     ).array(of: 0...10).map { $0.compactMap { $0 }.joined() }
 
     @Test(arguments: ["", ".", "_", "9.", "9._", "a_.b", "A1b2C3", "__init__", "v1.2.3-rc.4", "x.y", "1_2.3"])
@@ -38,7 +40,8 @@ import TestSupport
 
     @Test func theASCIIPathSaysWhatTheCharacterPathSays() async {
         await propertyCheck(count: 2_000, input: Self.asciiText) { text in
-            #expect(TextNormalizer.asciiIndexed(text) == TextNormalizer.characterIndexed(text), "\(text.debugDescription)")
+            #expect(
+                TextNormalizer.asciiIndexed(text) == TextNormalizer.characterIndexed(text), "\(text.debugDescription)")
         }
     }
 
@@ -75,7 +78,8 @@ import TestSupport
     /// The quick character classes a query is read with answer what the standard library's do, for every ASCII
     /// character, `"\r\n"` and a few others.
     @Test func quickCharacterClassesAreTheStandardOnes() {
-        let characters = (0..<128).map { Character(Unicode.Scalar(UInt8($0))) }
+        let characters =
+            (0..<128).map { Character(Unicode.Scalar(UInt8($0))) }
             + ["\r\n", "é", "ß", "٣", "Ⅻ", "\u{00A0}", "\u{2028}", "\u{3000}", "e\u{301}", "中", "🙂"]
         for character in characters {
             let name = character.unicodeScalars.map { String($0.value, radix: 16) }

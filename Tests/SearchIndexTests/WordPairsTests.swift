@@ -1,7 +1,7 @@
 import Foundation
 import SearchIndex
-import Testing
 import TestSupport
+import Testing
 import Xapian
 
 /// The pair terms of an index's common words (``SearchableIndex/commonWords``): a phrase of two common words is looked
@@ -138,4 +138,3 @@ import Xapian
         #expect(try SearchableIndex.commonWords(of: []) == [])
     }
 }
-

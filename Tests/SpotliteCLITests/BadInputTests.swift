@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Bad input gets one line on stderr, a documented exit code, and nothing stored is lost.
 @Suite struct BadInputTests {
@@ -27,10 +27,12 @@ import TestSupport
     @Test func badWritesAreRefusedAndNothingChanges() {
         let cli = CLI.withSamples()
         let before = cli("export").stdout
-        expectOneLine(cli("add", "item", "--project", "Nowhere", "x"), status: 3, containing: "no project titled 'Nowhere'")
+        expectOneLine(
+            cli("add", "item", "--project", "Nowhere", "x"), status: 3, containing: "no project titled 'Nowhere'")
         expectOneLine(cli("add", "item", "--project", "Garden", "  "), status: 2, containing: "the item title is empty")
-        expectOneLine(cli("add", "item", "--project", "Garden", "x", "--priority", "4"), status: 2,
-                      containing: "priority 4 is out of range; use 1 (low), 2 (medium) or 3 (high)")
+        expectOneLine(
+            cli("add", "item", "--project", "Garden", "x", "--priority", "4"), status: 2,
+            containing: "priority 4 is out of range; use 1 (low), 2 (medium) or 3 (high)")
         expectOneLine(cli("edit", "tracker://x/item/y", "--title", "t"), status: 2, containing: "malformed URI")
         expectOneLine(cli("delete", "not-a-uri"), status: 2, containing: "malformed URI 'not-a-uri'")
         #expect(cli("export").stdout == before)
@@ -48,7 +50,9 @@ import TestSupport
         expectOneLine(cli("import", file), status: 2, containing: "line 4: field \"priority\" is 0")
 
         var bytes = Data((lines[0] + "\n").utf8)
-        bytes.append(contentsOf: Array("{\"kind\":\"project\",\"title\":\"bad \u{FF}".utf8).dropLast(2) + [0xFF, 0xFE] + Array("\"}\n".utf8))
+        bytes.append(
+            contentsOf: Array("{\"kind\":\"project\",\"title\":\"bad \u{FF}".utf8).dropLast(2) + [0xFF, 0xFE]
+                + Array("\"}\n".utf8))
         expectOneLine(cli("import", "-", input: bytes), status: 2, containing: "line 2: is not valid UTF-8")
         expectOneLine(cli("import", cli.directory.file("absent.jsonl")), status: 2, containing: "cannot read")
         #expect(cli("export").stdout == before)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Readers under a writer that keeps committing: `verify`, `search` and `status` reopen and go on (Xapian's
 /// `DatabaseModifiedError` is never their answer).
@@ -16,13 +16,16 @@ import TestSupport
         let stop = cli.directory.file("stop")
         let loop = Process()
         loop.executableURL = URL(fileURLWithPath: "/bin/bash")
-        loop.arguments = ["-c", """
+        loop.arguments = [
+            "-c",
+            """
             while [ ! -e "\(stop)" ]; do
               sqlite3 -cmd ".timeout 10000" "\(cli.storePath)" \
                 "UPDATE items SET detail = detail || ' x' WHERE rowid IN (SELECT rowid FROM items ORDER BY random() LIMIT 200);"
               sleep 0.05
             done
-            """]
+            """,
+        ]
         loop.standardOutput = FileHandle.nullDevice
         loop.standardError = FileHandle.nullDevice
         try loop.run()

@@ -12,7 +12,9 @@ struct CLI {
     static let binary: String = {
         if let path = ProcessInfo.processInfo.environment["SPOTLITE_BIN"] { return path }
         let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("spotlite").path,
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "spotlite"
+            ).path,
             Bundle.main.bundleURL.appendingPathComponent("spotlite").path,
             Repository.root + "/.build/debug/spotlite",
         ]

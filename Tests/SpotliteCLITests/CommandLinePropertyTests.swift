@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
-import Testing
 import TestSupport
+import Testing
 
 /// Whatever a person or a script types, the real binary ends with a documented status — 0 (hits), 1 (none) or
 /// 2 (bad usage) for a search — and never by a signal (an overflow trap, a stack overflow, a `try!`).
@@ -11,8 +11,11 @@ import TestSupport
     static let number = Gen.frequency(
         (2, Gen.int(in: -4...6).map(String.init)),
         (2, Gen.int(in: Int.min...Int.max).map(String.init)),
-        (1, Gen.element(of: ["9223372036854775807", "-9223372036854775808", "99999999999999999999", "1e9", ""])
-            .map { $0 ?? "" })
+        (
+            1,
+            Gen.element(of: ["9223372036854775807", "-9223372036854775808", "99999999999999999999", "1e9", ""])
+                .map { $0 ?? "" }
+        )
     )
 
     static let filter = zip(Gen.int(in: 0...9), number, number).map { input -> String in
@@ -45,7 +48,8 @@ import TestSupport
 
     static let option = Gen.element(of: [
         "--limit", "-n", "--offset", "--format", "--sort", "--reverse", "--facets", "--partial", "--correct",
-        "--explain", "-0", "--null", "-x", "--nope", "--", "-", "json", "ids", "xml", "title", "bogus", "project,status",
+        "--explain", "-0", "--null", "-x", "--nope", "--", "-", "json", "ids", "xml", "title", "bogus",
+        "project,status",
         "0", "-1", "99999999999999999999", "tap", "is:open",
     ]).map { $0 ?? "" }.array(of: 0...5)
 

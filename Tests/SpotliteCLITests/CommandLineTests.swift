@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What a newcomer types first works, or says plainly what to type instead.
 @Suite struct CommandLineTests {
@@ -21,8 +21,11 @@ import TestSupport
         let cli = CLI()
         let result = cli("help", "foo")
         #expect(result.status == 2)
-        #expect(result.stderr == "spotlite: there is no command 'foo'; the commands are add, comment, complete, delete, edit, export, "
-            + "import, index, init, messages, open, reopen, resolve, search, serve, similar, status, stores, subscribe, verify, watch\n")
+        #expect(
+            result.stderr
+                == "spotlite: there is no command 'foo'; the commands are add, comment, complete, delete, edit, export, "
+                + "import, index, init, messages, open, reopen, resolve, search, serve, similar, status, stores, subscribe, verify, watch\n"
+        )
         #expect(cli("help", "add", "item").status == 0)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Damage done to an index behind Xapian's back — a table cut short, a block overwritten — is found by `verify`
 /// (which reads every table), by `index` (which checks tables that changed since a writer recorded them) and by

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The Debian changelog corpus (9,503 items, 392 projects) through the real binary.
 @Suite(.serialized) struct DebianCorpusTests {
@@ -20,13 +20,14 @@ import TestSupport
         let cli = Self.shared
         let rows = cli.sqlite("SELECT 'i' || id FROM items UNION ALL SELECT 'p' || id FROM projects;")
         #expect(rows.status == 0, "\(rows.stderr)")
-        let expected = Set(try rows.stdoutLines.map { row in
-            let uuid = try #require(UUID(uuidString: String(row.dropFirst())), "\(row)")
-            let bytes = withUnsafeBytes(of: uuid.uuid) { Data($0) }
-            let base64url = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-")
-                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-            return "Q~" + row.prefix(1) + base64url
-        })
+        let expected = Set(
+            try rows.stdoutLines.map { row in
+                let uuid = try #require(UUID(uuidString: String(row.dropFirst())), "\(row)")
+                let bytes = withUnsafeBytes(of: uuid.uuid) { Data($0) }
+                let base64url = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                    .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+                return "Q~" + row.prefix(1) + base64url
+            })
         #expect(expected.count == 9_895)
 
         let delve = TestSupport.run(["xapian-delve", "-a", "-1", cli.indexPath])
@@ -34,16 +35,20 @@ import TestSupport
         let uniqueTerms = delve.stdoutLines.filter { $0.hasPrefix("Q") }
         #expect(uniqueTerms.count == expected.count)
         let indexed = Set(uniqueTerms)
-        #expect(indexed.subtracting(expected).isEmpty, "terms without a row: \(indexed.subtracting(expected).prefix(3))")
-        #expect(expected.subtracting(indexed).isEmpty, "rows without a term: \(expected.subtracting(indexed).prefix(3))")
+        #expect(
+            indexed.subtracting(expected).isEmpty, "terms without a row: \(indexed.subtracting(expected).prefix(3))")
+        #expect(
+            expected.subtracting(indexed).isEmpty, "rows without a term: \(expected.subtracting(indexed).prefix(3))")
         let summary = TestSupport.run(["xapian-delve", cli.indexPath]).stdout
         #expect(summary.contains("number of documents = 9895"))
     }
 
     @Test func everyHitOfSeveralQueriesResolves() throws {
         let cli = Self.shared
-        for query in ["release", "fix crash", "security CVE", "project:glibc", "\"new upstream release\"",
-                      "title:typo OR detail:typos", "priority:3 kind:item"] {
+        for query in [
+            "release", "fix crash", "security CVE", "project:glibc", "\"new upstream release\"",
+            "title:typo OR detail:typos", "priority:3 kind:item",
+        ] {
             let ids = cli("search", query, "--format", "ids", "--limit", "200")
             #expect(ids.status == 0, "\(query): \(ids.stderr)")
             #expect(!ids.stdoutLines.isEmpty)
@@ -71,7 +76,8 @@ import TestSupport
 
     @Test func searchIdsPipeIntoResolveOnTheCorpus() {
         let cli = Self.shared
-        let result = cli.shell("\"$spotlite\" search release --format ids --limit 500 | xargs \"$spotlite\" resolve --format ids")
+        let result = cli.shell(
+            "\"$spotlite\" search release --format ids --limit 500 | xargs \"$spotlite\" resolve --format ids")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutLines.count == 500)
     }
@@ -108,23 +114,28 @@ import TestSupport
         #expect(first.status == 0)
         #expect(!first.stdout.isEmpty)
         // The whole corpus behind an index of 45 documents: rebuilt, which is quicker than catching up.
-        #expect(first.stderr.hasPrefix(
-            "spotlite: the index is 9895 changes behind the store; rebuilding it before searching"), "\(first.stderr)")
+        #expect(
+            first.stderr.hasPrefix(
+                "spotlite: the index is 9895 changes behind the store; rebuilding it before searching"),
+            "\(first.stderr)")
         let second = cli("search", "dpkg", "--format", "ids")
         #expect(!second.stderr.contains("behind the store"), "\(second.stderr)")
 
         // A plain sqlite3 batch update of a third of the items: one change each, caught up.
         #expect(cli.sqlite("UPDATE items SET priority = 1 + priority % 3 WHERE rowid % 3 = 0;").status == 0)
-        let behind = try #require((cli.json(cli("status", "--format", "json")) as? [String: Any])?["changes_behind"] as? Int)
+        let behind = try #require(
+            (cli.json(cli("status", "--format", "json")) as? [String: Any])?["changes_behind"] as? Int)
         #expect(behind > 3_000)
         // `script` gives the command a terminal; what the terminal shows comes back on its stdout.
         let command = [CLI.binary, "index", "--batch-size", "1000"].joined(separator: " ")
         let terminal = TestSupport.run(["script", "-qec", command, "/dev/null"], environment: cli.environment)
         #expect(terminal.status == 0, "\(terminal.stderr)")
-        #expect(terminal.stdout.contains("\r\u{1B}[Kspotlite: applying changes: 0 of \(behind) changes"),
-                "\(terminal.stdout)")
-        #expect(terminal.stdout.contains("\r\u{1B}[Kspotlite: applying changes: \(behind) of \(behind) changes, "),
-                "\(terminal.stdout)")
+        #expect(
+            terminal.stdout.contains("\r\u{1B}[Kspotlite: applying changes: 0 of \(behind) changes"),
+            "\(terminal.stdout)")
+        #expect(
+            terminal.stdout.contains("\r\u{1B}[Kspotlite: applying changes: \(behind) of \(behind) changes, "),
+            "\(terminal.stdout)")
         // The progress line is cleared before the summary.
         #expect(terminal.stdout.contains("\r\u{1B}[Kapplied \(behind) changes"), "\(terminal.stdout)")
 
@@ -199,7 +210,9 @@ import TestSupport
 
         #expect(cli("index").status == 0)
         #expect(cli("verify").status == 0)
-        let generations = try FileManager.default.contentsOfDirectory(atPath: cli.indexPath).filter { $0.hasPrefix("db-") }
+        let generations = try FileManager.default.contentsOfDirectory(atPath: cli.indexPath).filter {
+            $0.hasPrefix("db-")
+        }
         #expect(generations.count == 1)
     }
 }
@@ -209,7 +222,9 @@ extension DebianCorpusTests {
         let cli = Self.shared
         let result = cli("search", "a*")
         #expect(result.status == 2)
-        #expect(result.stderr == "spotlite: a wildcard in 'a*' matches more than 1000 words; type more letters before the *\n")
+        #expect(
+            result.stderr
+                == "spotlite: a wildcard in 'a*' matches more than 1000 words; type more letters before the *\n")
         #expect(cli("search", "accer*", "--format", "ids").status == 0)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What `make install` adds for the desktop: the tracker:// handler (run by Debian's xdg-open) and the systemd user
 /// unit of `serve`; and the search page in a real browser (Debian's chromium, driven by Playwright).
@@ -21,7 +21,8 @@ import TestSupport
         environment["XDG_CONFIG_HOME"] = home + "/.config"
         environment["XDG_DATA_HOME"] = home + "/.local/share"
         environment["XDG_DATA_DIRS"] = "/usr/share"
-        let install = TestSupport.run([Repository.root + "/scripts/install-desktop.sh", prefix], environment: environment)
+        let install = TestSupport.run(
+            [Repository.root + "/scripts/install-desktop.sh", prefix], environment: environment)
         #expect(install.status == 0, "\(install.stderr)")
         let entry = try String(contentsOfFile: prefix + "/share/applications/spotlite.desktop", encoding: .utf8)
         #expect(entry.contains("MimeType=x-scheme-handler/tracker;"))
@@ -31,8 +32,9 @@ import TestSupport
         let mimeapps = try String(contentsOfFile: home + "/.config/mimeapps.list", encoding: .utf8)
         #expect(mimeapps.contains("x-scheme-handler/tracker=spotlite.desktop"), "\(mimeapps)")
 
-        let uri = try #require(cli("search", "leaking", "tap", "--format", "ids", "--limit", "1").stdout
-            .split(separator: "\n").first.map(String.init))
+        let uri = try #require(
+            cli("search", "leaking", "tap", "--format", "ids", "--limit", "1").stdout
+                .split(separator: "\n").first.map(String.init))
         // xdg-open's generic path (no desktop session named) runs the handler's Exec line itself once a display is
         // named (none is opened). The entry asks for a terminal, which xdg-open starts with $TERMINAL when it has
         // none: here a plain `env`, so that the row comes back on xdg-open's stdout.
@@ -49,8 +51,9 @@ import TestSupport
     /// `spotlite open --browser` opens the row's page of the running server (with $BROWSER).
     @Test func openWithBrowserOpensTheServersPage() throws {
         let cli = CLI.withSamples()
-        let uri = try #require(cli("search", "leaking", "tap", "--format", "ids", "--limit", "1").stdout
-            .split(separator: "\n").first.map(String.init))
+        let uri = try #require(
+            cli("search", "leaking", "tap", "--format", "ids", "--limit", "1").stdout
+                .split(separator: "\n").first.map(String.init))
         let without = cli("open", uri, "--browser")
         #expect(without.status == 0)
         #expect(without.stderr.contains("no `spotlite serve` runs for this store"))
@@ -67,7 +70,8 @@ import TestSupport
         let page = "http://127.0.0.1:\(server.port)/items/\(uri.split(separator: "/").last ?? "")"
         #expect(result.stdout == page + "\n")
         #expect((try? String(contentsOfFile: opened, encoding: .utf8)) == page + "\n")
-        #expect(try server.request("GET", String(page.dropFirst("http://127.0.0.1:\(server.port)".count))).status == 200)
+        #expect(
+            try server.request("GET", String(page.dropFirst("http://127.0.0.1:\(server.port)".count))).status == 200)
         #expect(server.stop() == 0)
     }
 
@@ -83,7 +87,10 @@ import TestSupport
         let server = try ServerProcess(cli)
         let screenshot = cli.directory.file("search-page.png")
         let result = TestSupport.run(
-            ["python3", Repository.root + "/Tests/Browser/search_page.py", "http://127.0.0.1:\(server.port)", screenshot])
+            [
+                "python3", Repository.root + "/Tests/Browser/search_page.py", "http://127.0.0.1:\(server.port)",
+                screenshot,
+            ])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A full disk under the index (a real tmpfs, filled): nothing half-built is left to keep it full, the old index
 /// keeps answering, `watch` says so in `status`, retries the cheap catch-up instead of rebuilding, and recovers
@@ -49,11 +49,14 @@ import TestSupport
         // Only the current generation: the failed build's directories went at once.
         #expect(output.contains("entries: XAPIANDB check-state db-1 spotlite-index write.lock \n"), "\(output)")
         #expect(output.contains("old index hits: 2"), "\(output)")
-        #expect(output.contains("spotlite: the index could not be brought up to date: the disk is full; searched it as "
-            + "it is, 9895 changes behind the store"), "\(output)")
+        #expect(
+            output.contains(
+                "spotlite: the index could not be brought up to date: the disk is full; searched it as "
+                    + "it is, 9895 changes behind the store"), "\(output)")
         #expect(output.contains("trouble:    the disk is full since"), "\(output)")
         #expect(output.contains("\"writer_state\":\"the disk is full"), "\(output)")
-        #expect(output.contains("entries while full: XAPIANDB check-state db-1 spotlite-index write.lock \n"), "\(output)")
+        #expect(
+            output.contains("entries while full: XAPIANDB check-state db-1 spotlite-index write.lock \n"), "\(output)")
         #expect(output.contains("index is kept live by spotlite watch"), "\(output)")
         #expect(output.contains("index status 0"), "\(output)")
         #expect(!output.contains("new hits: 0"), "\(output)")

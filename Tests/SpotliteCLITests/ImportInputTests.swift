@@ -1,12 +1,14 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// An import reads any file-like input within bounds and names what is wrong with a line exactly.
 @Suite struct ImportInputTests {
     func expectOneLine(_ result: ProcessResult, status: Int32, containing text: String) {
         #expect(result.status == status, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("spotlite: ") && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("spotlite: ") && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)"
+        )
         #expect(result.stderr.contains(text), "\(result.stderr)")
     }
 
@@ -37,12 +39,18 @@ import TestSupport
 
     @Test(arguments: [
         (#"{"kind":"item","kind":"project","title":"x"}"#, #"line 1: the key "kind" appears twice at byte 16"#),
-        (#"{"kind":"project","title":"\ud800"}"#, #"line 1: \ud800 is a lone UTF-16 surrogate, not a character at byte 28"#),
+        (
+            #"{"kind":"project","title":"\ud800"}"#,
+            #"line 1: \ud800 is a lone UTF-16 surrogate, not a character at byte 28"#
+        ),
         (#"{"kind":"project","title":"\udc00x"}"#, #"line 1: \udc00 is a lone UTF-16 surrogate"#),
         (#"{"kind":"project","title":1e400}"#, "line 1: the number 1e400 is out of range at byte 27"),
         (#"{"kind":"project","title":"x","a\u0000b":1}"#, #"line 1: unknown field "a\u0000b" for a project"#),
         (#"{"kind":"project","title":"x","créé\u0007":1}"#, #"unknown field "créé\u0007""#),
-        (#"{"kind":"project","title":"x","created":"2024-02-31T00:00:00Z"}"#, #"field "created" is "2024-02-31T00:00:00Z", not a real time"#),
+        (
+            #"{"kind":"project","title":"x","created":"2024-02-31T00:00:00Z"}"#,
+            #"field "created" is "2024-02-31T00:00:00Z", not a real time"#
+        ),
         (#"{"kind":"project","title":"x","created":"2023-02-29T00:00:00Z"}"#, "not a real time"),
         (#"{"kind":"project","title":"x","created":"2024-06-30T23:59:60Z"}"#, "not a real time"),
         (#"{"kind":"project","title":"x","created":"99999-01-01T00:00:00Z"}"#, "not a real time"),
@@ -80,14 +88,18 @@ import TestSupport
 
     @Test func aShellCannotStoreATimeExportCouldNotWriteBack() {
         let cli = CLI.withSamples()
-        for value in ["garbage", "2024-02-31T00:00:00Z", "2024-05-01 09:30:00", "99999-01-01T00:00:00Z", "2024-05-01T24:00:00Z"] {
+        for value in [
+            "garbage", "2024-02-31T00:00:00Z", "2024-05-01 09:30:00", "99999-01-01T00:00:00Z", "2024-05-01T24:00:00Z",
+        ] {
             let result = cli.sqlite("UPDATE items SET created_at = '\(value)' WHERE title = 'Fix the leaking tap';")
             #expect(result.status != 0, "\(value)")
             #expect(result.stderr.contains("must be real UTC times"), "\(result.stderr)")
         }
         let insert = cli.sqlite("INSERT INTO projects (title, created_at) VALUES ('Odd', '2024-13-01T00:00:00Z');")
         #expect(insert.status != 0)
-        #expect(cli.sqlite("UPDATE items SET created_at = '2020-02-29T12:00:00Z' WHERE title = 'Fix the leaking tap';").status == 0)
+        #expect(
+            cli.sqlite("UPDATE items SET created_at = '2020-02-29T12:00:00Z' WHERE title = 'Fix the leaking tap';")
+                .status == 0)
         let exported = cli("export").stdout
         let again = CLI()
         #expect(again("init").status == 0)

@@ -1,12 +1,14 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Spotlite writes and deletes only in a directory it can tell is its own index, and only what it made there.
 @Suite struct IndexDirectoryTests {
     func expectRefusal(_ result: ProcessResult, containing text: String) {
         #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("spotlite: ") && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("spotlite: ") && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)"
+        )
         #expect(result.stderr.contains(text), "\(result.stderr)")
     }
 
@@ -20,9 +22,11 @@ import TestSupport
         try Data("n\n".utf8).write(to: URL(fileURLWithPath: work + "/db-notes.txt"))
         for arguments in [["search", "boat"], ["index"], ["index", "--rebuild"], ["verify"], ["watch"]] {
             let result = cli.run(arguments: arguments + ["--index", work])
-            expectRefusal(result, containing: "is not empty and not a Spotlite index (it holds db-migrations, db-notes.txt)")
+            expectRefusal(
+                result, containing: "is not empty and not a Spotlite index (it holds db-migrations, db-notes.txt)")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: work).sorted() == ["db-migrations", "db-notes.txt"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: work).sorted() == ["db-migrations", "db-notes.txt"])
         #expect(try String(contentsOfFile: work + "/db-migrations/001.sql", encoding: .utf8) == "keep me")
         #expect(try String(contentsOfFile: work + "/db-notes.txt", encoding: .utf8) == "n\n")
     }
@@ -40,7 +44,8 @@ import TestSupport
         }
         // The store file itself as the index path (the old NSCocoaErrorDomain 516 message).
         expectRefusal(
-            cli("index", "--store", store, "--index", store), containing: "is a file, not a directory; give --index a directory")
+            cli("index", "--store", store, "--index", store),
+            containing: "is a file, not a directory; give --index a directory")
         #expect(cli("export", "--store", store).stdout == before)
         #expect(!before.isEmpty)
     }
@@ -76,10 +81,12 @@ import TestSupport
         let id = try #require(idLine.map { String($0.dropFirst(3)) })
         #expect(UUID(uuidString: id) != nil)
         try generation("db-5.shard-0", files: ["iamglass", "postlist.glass", "flintlock"], marker: "index \(id)\n")
-        let current = try #require(try String(contentsOfFile: cli.indexPath + "/XAPIANDB", encoding: .utf8)
-            .split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
-        #expect(try String(contentsOfFile: cli.indexPath + "/\(current)/spotlite-generation", encoding: .utf8)
-            .contains("index \(id)\n"))
+        let current = try #require(
+            try String(contentsOfFile: cli.indexPath + "/XAPIANDB", encoding: .utf8)
+                .split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(
+            try String(contentsOfFile: cli.indexPath + "/\(current)/spotlite-generation", encoding: .utf8)
+                .contains("index \(id)\n"))
 
         #expect(cli("index", "--rebuild").status == 0)
         let names = try FileManager.default.contentsOfDirectory(atPath: cli.indexPath)
@@ -99,11 +106,13 @@ import TestSupport
     @Test func anIndexMarkedBeforeIDsAdoptsItsCurrentGeneration() throws {
         let cli = CLI.withSamples()
         let markerPath = cli.indexPath + "/spotlite-index"
-        let old = try String(contentsOfFile: markerPath, encoding: .utf8).split(separator: "\n")
+        let old =
+            try String(contentsOfFile: markerPath, encoding: .utf8).split(separator: "\n")
             .filter { !$0.hasPrefix("id ") }.joined(separator: "\n") + "\n"
         try Data(old.utf8).write(to: URL(fileURLWithPath: markerPath))
-        let current = try #require(try String(contentsOfFile: cli.indexPath + "/XAPIANDB", encoding: .utf8)
-            .split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let current = try #require(
+            try String(contentsOfFile: cli.indexPath + "/XAPIANDB", encoding: .utf8)
+                .split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
         try FileManager.default.removeItem(atPath: cli.indexPath + "/\(current)/spotlite-generation")
         #expect(cli("add", "item", "--project", "Garden", "Adopted generation").status == 0)
         #expect(cli("index").status == 0)

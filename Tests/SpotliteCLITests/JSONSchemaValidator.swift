@@ -2,16 +2,28 @@ import Foundation
 
 /// A JSON value decoded strictly (a boolean is never a number), for schema checks.
 indirect enum JSONNode: Decodable, Equatable {
-    case null, bool(Bool), number(Double), string(String), array([JSONNode]), object([String: JSONNode])
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONNode])
+    case object([String: JSONNode])
 
     init(from decoder: any Decoder) throws {
         let value = try decoder.singleValueContainer()
-        if value.decodeNil() { self = .null }
-        else if let flag = try? value.decode(Bool.self) { self = .bool(flag) }
-        else if let number = try? value.decode(Double.self) { self = .number(number) }
-        else if let text = try? value.decode(String.self) { self = .string(text) }
-        else if let array = try? value.decode([JSONNode].self) { self = .array(array) }
-        else { self = .object(try value.decode([String: JSONNode].self)) }
+        if value.decodeNil() {
+            self = .null
+        } else if let flag = try? value.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let number = try? value.decode(Double.self) {
+            self = .number(number)
+        } else if let text = try? value.decode(String.self) {
+            self = .string(text)
+        } else if let array = try? value.decode([JSONNode].self) {
+            self = .array(array)
+        } else {
+            self = .object(try value.decode([String: JSONNode].self))
+        }
     }
 
     static func parse(_ data: Data) throws -> JSONNode { try JSONDecoder().decode(JSONNode.self, from: data) }
@@ -58,7 +70,9 @@ struct JSONSchemaValidator {
         if let type = schema["type"] {
             var allowed: [String] = []
             if case .string(let one) = type { allowed = [one] }
-            if case .array(let many) = type { allowed = many.compactMap { if case .string(let s) = $0 { s } else { nil } } }
+            if case .array(let many) = type {
+                allowed = many.compactMap { if case .string(let s) = $0 { s } else { nil } }
+            }
             if !(allowed.contains(actual) || (actual == "integer" && allowed.contains("number"))) {
                 errors.append("\(path): is \(actual), expected \(allowed.joined(separator: " or "))")
             }
@@ -68,12 +82,18 @@ struct JSONSchemaValidator {
             errors.append("\(path): not one of the allowed values")
         }
         if case .number(let number) = value {
-            if case .number(let minimum)? = schema["minimum"], number < minimum { errors.append("\(path): below \(minimum)") }
-            if case .number(let maximum)? = schema["maximum"], number > maximum { errors.append("\(path): above \(maximum)") }
+            if case .number(let minimum)? = schema["minimum"], number < minimum {
+                errors.append("\(path): below \(minimum)")
+            }
+            if case .number(let maximum)? = schema["maximum"], number > maximum {
+                errors.append("\(path): above \(maximum)")
+            }
         }
         if case .object(let members) = value {
             if case .array(let required)? = schema["required"] {
-                for case .string(let key) in required where members[key] == nil { errors.append("\(path): missing \(key)") }
+                for case .string(let key) in required where members[key] == nil {
+                    errors.append("\(path): missing \(key)")
+                }
             }
             for (key, member) in members {
                 if let property = schema["properties"]?[key] {

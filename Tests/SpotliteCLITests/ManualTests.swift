@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `make install` puts a manual page generated from the command tree where `man` finds it.
 @Suite struct ManualTests {
@@ -20,8 +20,10 @@ import TestSupport
         let rendered = TestSupport.run(
             ["man", "spotlite"], environment: ["MANPATH": prefix + "/share/man", "MANPAGER": "cat", "MANWIDTH": "100"])
         #expect(rendered.status == 0, "\(rendered.stderr)")
-        for command in ["init", "import", "export", "add", "edit", "complete", "reopen", "delete", "index", "search",
-                        "resolve", "status", "verify", "watch"] {
+        for command in [
+            "init", "import", "export", "add", "edit", "complete", "reopen", "delete", "index", "search",
+            "resolve", "status", "verify", "watch",
+        ] {
             #expect(rendered.stdout.contains("\n     \(command)"), "\(command)")
         }
         #expect(rendered.stdout.contains("--null"))

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Several named stores searched as one (`spotlite stores`, `search --stores`): real stores, real indexes, the
 /// real binary.
@@ -31,26 +31,41 @@ import TestSupport
             }
             // Overlap, as a sync engine makes it: one shared project in ten is also copied into the private store
             // (same rows, same UUIDs). The union store holds each row once.
-            let shared = copies
-                ? Set(storeOfProject.filter { $0.value == 1 }.keys.sorted().enumerated().filter { $0.offset % 10 == 0 }.map(\.element))
+            let shared =
+                copies
+                ? Set(
+                    storeOfProject.filter { $0.value == 1 }.keys.sorted().enumerated().filter { $0.offset % 10 == 0 }
+                        .map(\.element))
                 : []
             for line in parts[1] {
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
-                let project = (object["kind"] as? String == "project" ? object["id"] : object["project"]) as? String ?? ""
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                    continue
+                }
+                let project =
+                    (object["kind"] as? String == "project" ? object["id"] : object["project"]) as? String ?? ""
                 if shared.contains(project) { parts[0].append(line) }
             }
-            overlap = parts[0].count - corpus.filter { line in
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return false }
-                let project = (object["kind"] as? String == "project" ? object["id"] : object["project"]) as? String ?? ""
-                return storeOfProject[project] == 0
-            }.count
+            overlap =
+                parts[0].count
+                - corpus.filter { line in
+                    guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                        return false
+                    }
+                    let project =
+                        (object["kind"] as? String == "project" ? object["id"] : object["project"]) as? String ?? ""
+                    return storeOfProject[project] == 0
+                }.count
             for (path, part) in zip(paths, parts) {
                 precondition(cli("init", "--store", path).status == 0)
-                let result = cli.run(arguments: ["import", "-", "--store", path], input: Data(part.joined(separator: "\n").utf8))
+                let result = cli.run(
+                    arguments: ["import", "-", "--store", path], input: Data(part.joined(separator: "\n").utf8))
                 precondition(result.status == 0, "\(result.stderr)")
             }
             precondition(cli("init", "--store", unionPath).status == 0)
-            precondition(cli.run(arguments: ["import", "-", "--store", unionPath], input: Data(corpus.joined(separator: "\n").utf8)).status == 0)
+            precondition(
+                cli.run(
+                    arguments: ["import", "-", "--store", unionPath], input: Data(corpus.joined(separator: "\n").utf8)
+                ).status == 0)
             for (name, path) in zip(names, paths) {
                 let role = name == "private" ? "private" : name
                 let added = cli("stores", "add", name, path, "--role", role)
@@ -78,7 +93,9 @@ import TestSupport
     @Test func aSearchAcrossStoresRanksAsOneIndexOfTheirUnion() throws {
         let stores = ThreeStores()
         #expect(stores.overlap == 0)
-        for query in ["memory leak", "segfault", "upload", "security fix", "build failure OR crash", "\"new upstream\""] {
+        for query in [
+            "memory leak", "segfault", "upload", "security fix", "build failure OR crash", "\"new upstream\"",
+        ] {
             let across = stores.search(query, "--stores", "all", "--format", "json", "-n", "30")
             let union = stores.search(query, "--store", stores.unionPath, "--format", "json", "-n", "30")
             #expect(across.status == 0 && union.status == 0, "\(query): \(across.stderr) \(union.stderr)")
@@ -109,12 +126,16 @@ import TestSupport
         #expect(Set(facet.compactMap { $0["label"] as? String }) == Set(stores.names))
         // --format ids still prints URIs, and resolve routes each to its store.
         let ids = stores.search("upload", "--stores", "all", "--format", "ids", "-n", "10")
-        #expect(ids.status == 0 && ids.stdoutLines.count == 10 && ids.stdoutLines.allSatisfy { $0.hasPrefix("tracker://") })
+        #expect(
+            ids.status == 0 && ids.stdoutLines.count == 10 && ids.stdoutLines.allSatisfy { $0.hasPrefix("tracker://") })
         let resolved = stores.cli.run(arguments: ["resolve", "--format", "ids"] + ids.stdoutLines)
         #expect(resolved.status == 0 && resolved.stdoutLines == ids.stdoutLines, "\(resolved.stderr)")
         // A URI of no known store is still "another store".
-        let foreign = stores.cli("resolve", "tracker://00000000-0000-4000-8000-000000000000/item/00000000-0000-4000-8000-000000000001")
-        #expect(foreign.status == 4 && foreign.stderr.contains("neither the default store nor a named one"), "\(foreign.stderr)")
+        let foreign = stores.cli(
+            "resolve", "tracker://00000000-0000-4000-8000-000000000000/item/00000000-0000-4000-8000-000000000001")
+        #expect(
+            foreign.status == 4 && foreign.stderr.contains("neither the default store nor a named one"),
+            "\(foreign.stderr)")
     }
 
     /// With rows copied into two stores, each is one hit, and the order is the deduplicated union's but for what
@@ -123,16 +144,22 @@ import TestSupport
         let stores = ThreeStores(copies: true)
         #expect(stores.overlap > 20, "\(stores.overlap) rows in two stores")
         var agreement: [String] = []
-        for query in ["memory leak", "segfault", "upload", "security fix", "build failure OR crash", "\"new upstream\""] {
+        for query in [
+            "memory leak", "segfault", "upload", "security fix", "build failure OR crash", "\"new upstream\"",
+        ] {
             let across = stores.search(query, "--stores", "all", "--format", "json", "-n", "10")
             let union = stores.search(query, "--store", stores.unionPath, "--format", "json", "-n", "10")
             let a = Self.hits(across).map(\.id)
             let u = Self.hits(union).map(\.id)
             #expect(Set(a).count == a.count && a.count == u.count, "\(query): a copy shown twice, or hits lost")
             let exact = Self.object(union)["total_is_exact"] as? Bool == true
-            if exact { #expect(Self.object(across)["total"] as? Int == Self.object(union)["total"] as? Int, "\(query)") }
+            if exact {
+                #expect(Self.object(across)["total"] as? Int == Self.object(union)["total"] as? Int, "\(query)")
+            }
             let shared = Set(a).intersection(u).count
-            agreement.append("\(query): \(shared)/\(u.count) of the top 10 shared, first hit \(a.first == u.first ? "same" : "differs")")
+            agreement.append(
+                "\(query): \(shared)/\(u.count) of the top 10 shared, first hit \(a.first == u.first ? "same" : "differs")"
+            )
             #expect(shared >= u.count - 2, "\(query): \(a) vs \(u)")
         }
         print("copies vs deduplicated union: " + agreement.joined(separator: "; "))
@@ -148,11 +175,14 @@ import TestSupport
             #expect(result.status == 0, "\(code): \(result.stderr)")
             let json = Self.object(result)
             let failures = json["failures"] as? [[String: Any]] ?? []
-            #expect(failures.count == 1 && failures.first?["store"] as? String == "shared"
-                && failures.first?["code"] as? String == code, "\(code): \(failures)")
+            #expect(
+                failures.count == 1 && failures.first?["store"] as? String == "shared"
+                    && failures.first?["code"] as? String == code, "\(code): \(failures)")
             let hitStores = Set((json["hits"] as? [[String: Any]] ?? []).compactMap { $0["store"] as? String })
             #expect(hitStores == ["private", "public"], "\(code): \(hitStores)")
-            #expect(result.stderr.contains("store 'shared' failed (\(code))") && result.stderr.contains(note), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("store 'shared' failed (\(code))") && result.stderr.contains(note),
+                "\(result.stderr)")
             // Nothing found among those that answered, while one failed: exit 7, not "no hits".
             let nothing = stores.search("zzqqxxnotaword", "--stores", "all")
             #expect(nothing.status == 7, "\(code): \(nothing.status) \(nothing.stderr)")
@@ -181,12 +211,15 @@ import TestSupport
         let newer = run(["sqlite3", shared], input: Data("INSERT INTO grdb_migrations VALUES ('v99');".utf8))
         #expect(newer.status == 0, "\(newer.stderr)")
         expectFailure("unsupported-version", "newer Spotlite", strictStatus: 5)
-        #expect(run(["sqlite3", shared], input: Data("DELETE FROM grdb_migrations WHERE identifier = 'v99';".utf8)).status == 0)
+        #expect(
+            run(["sqlite3", shared], input: Data("DELETE FROM grdb_migrations WHERE identifier = 'v99';".utf8)).status
+                == 0)
 
         // A damaged index that cannot be rebuilt now (another writer holds its lock).
         #expect(stores.search("upload", "--stores", "shared", "--format", "ids").status == 0)
-        let glass = try #require(FileManager.default.enumerator(atPath: sharedIndex)?.compactMap { $0 as? String }
-            .first { $0.hasSuffix("iamglass") })
+        let glass = try #require(
+            FileManager.default.enumerator(atPath: sharedIndex)?.compactMap { $0 as? String }
+                .first { $0.hasSuffix("iamglass") })
         try Data("garbage".utf8).write(to: URL(fileURLWithPath: sharedIndex + "/" + glass))
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
@@ -215,7 +248,9 @@ import TestSupport
         locker.standardInput = input
         locker.standardOutput = FileHandle.nullDevice
         try locker.run()
-        input.fileHandleForWriting.write(Data("PRAGMA locking_mode=EXCLUSIVE;\nBEGIN EXCLUSIVE;\nDELETE FROM projects WHERE title = 'Later';\n".utf8))
+        input.fileHandleForWriting.write(
+            Data("PRAGMA locking_mode=EXCLUSIVE;\nBEGIN EXCLUSIVE;\nDELETE FROM projects WHERE title = 'Later';\n".utf8)
+        )
         defer {
             try? input.fileHandleForWriting.close()
             locker.waitUntilExit()
@@ -225,7 +260,9 @@ import TestSupport
         let result = stores.search("upload", "--stores", "all", "--format", "json")
         let waited = Date().timeIntervalSince(started)
         let failures = Self.object(result)["failures"] as? [[String: Any]] ?? []
-        #expect(result.status == 0 && failures.count == 1 && failures.first?["code"] as? String == "busy", "\(result.stderr)")
+        #expect(
+            result.status == 0 && failures.count == 1 && failures.first?["code"] as? String == "busy",
+            "\(result.stderr)")
         #expect(waited > 9 && waited < 14, "the search took \(waited) s")
     }
 
@@ -279,7 +316,9 @@ import TestSupport
 
     static func storeID(_ cli: CLI, _ path: String) -> String {
         let status = cli("status", "--store", path, "--format", "json")
-        return ((try? JSONSerialization.jsonObject(with: status.stdoutData) as? [String: Any])?["store_uuid"] as? String) ?? ""
+        return
+            ((try? JSONSerialization.jsonObject(with: status.stdoutData) as? [String: Any])?["store_uuid"] as? String)
+            ?? ""
     }
 
     @Test func aPublicStoreRefusesWritesAndTheCatalogIsChecked() throws {
@@ -300,7 +339,8 @@ import TestSupport
         ] {
             let result = cli.run(arguments: arguments)
             #expect(result.status == 5, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("store 'commons'") && result.stderr.contains("is public"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("store 'commons'") && result.stderr.contains("is public"), "\(result.stderr)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: open)) == before)
         // Searching it writes nothing to it either (its index is in the cache directory).
@@ -319,9 +359,12 @@ import TestSupport
         #expect(cli("add", "project", "Mine", "--store", open).status == 0)  // no longer public
         #expect(cli("stores", "remove", "commons").status == 3)
         // A broken catalog is one clear line, not a crash.
-        try Data("[[stores]\nname = 1".utf8).write(to: URL(fileURLWithPath: cli.directory.file("config") + "/spotlite/stores.toml"))
+        try Data("[[stores]\nname = 1".utf8).write(
+            to: URL(fileURLWithPath: cli.directory.file("config") + "/spotlite/stores.toml"))
         let broken = cli("stores", "list")
-        #expect(broken.status == 2 && broken.stderr.contains("stores.toml") && broken.stderr.contains("fix or remove it"), "\(broken.stderr)")
+        #expect(
+            broken.status == 2 && broken.stderr.contains("stores.toml") && broken.stderr.contains("fix or remove it"),
+            "\(broken.stderr)")
         let catalog = cli.directory.file("config") + "/spotlite/stores.toml"
         try FileManager.default.removeItem(atPath: catalog)
         try FileManager.default.createDirectory(atPath: catalog, withIntermediateDirectories: true)
@@ -405,7 +448,9 @@ extension ManyStoresTests {
             }
             return false
         }
-        #expect(waitFor("store_name=a [Indexer] watching the store") && waitFor("store_name=b [Indexer] watching the store"), "\(logText())")
+        #expect(
+            waitFor("store_name=a [Indexer] watching the store")
+                && waitFor("store_name=b [Indexer] watching the store"), "\(logText())")
         #expect(waitFor("store 'later' cannot be watched (attempt 1): no store at"), "\(logText())")
 
         // Writes to either store reach its index through the one watcher.
@@ -415,7 +460,8 @@ extension ManyStoresTests {
         #expect(cli("add", "item", "Shear the alpacas", "--project", "Farm", "--store", b).status == 0)
         #expect(cli("search", "quokkas", "--stores", "a", "--format", "ids").stdoutLines.count == 1)
         #expect(cli("search", "alpacas", "--stores", "all", "--format", "ids").stdoutLines.count == 1)
-        let status = cli("status", "--store", a, "--index", cli.directory.file("cache") + "/spotlite/" + Self.storeID(cli, a))
+        let status = cli(
+            "status", "--store", a, "--index", cli.directory.file("cache") + "/spotlite/" + Self.storeID(cli, a))
         #expect(status.stdout.contains("process \(watcher.processIdentifier) keeps the index live"), "\(status.stdout)")
 
         // The missing store appears: it is watched at the next attempt.
@@ -438,7 +484,9 @@ extension ManyStoresTests {
         let library = cli.directory.file("library.sqlite")
         #expect(cli("init", "--store", library).status == 0)
         #expect(cli("add", "project", "Town library", "--store", library).status == 0)
-        #expect(cli("add", "item", "Return the Lisbon guidebook", "--project", "Town library", "--store", library).status == 0)
+        #expect(
+            cli("add", "item", "Return the Lisbon guidebook", "--project", "Town library", "--store", library).status
+                == 0)
         #expect(cli("stores", "add", "library", library, "--role", "public").status == 0)
 
         let server = try ServerProcess(cli, arguments: ["--stores", "all"])
@@ -450,19 +498,25 @@ extension ManyStoresTests {
         #expect((json["failures"] as? [Any])?.isEmpty == true)
         // The same as the command prints.
         let command = cli("search", "lisbon", "--stores", "all", "--facets", "store", "--format", "json")
-        let commandStores = ((cli.json(command) as? [String: Any])?["hits"] as? [[String: Any]] ?? []).compactMap { $0["store"] as? String }
+        let commandStores = ((cli.json(command) as? [String: Any])?["hits"] as? [[String: Any]] ?? []).compactMap {
+            $0["store"] as? String
+        }
         #expect(commandStores == stores)
         let one = try server.request("GET", "/v1/search?q=lisbon&stores=library")
-        #expect(one.status == 200 && one.text.contains("guidebook") && !one.text.contains("Team offsite"), "\(one.text)")
+        #expect(
+            one.status == 200 && one.text.contains("guidebook") && !one.text.contains("Team offsite"), "\(one.text)")
         // /v1/resolve answers a URI of any store it serves from that store.
-        let guidebook = try #require(((json["hits"] as? [[String: Any]]) ?? []).first { $0["store"] as? String == "library" }?["uri"] as? String)
+        let guidebook = try #require(
+            ((json["hits"] as? [[String: Any]]) ?? []).first { $0["store"] as? String == "library" }?["uri"] as? String)
         let resolved = try server.json("/v1/resolve", method: "POST", body: ["uris": [guidebook]])
         let first = ((resolved.object as? [String: Any])?["results"] as? [[String: Any]])?.first ?? [:]
         #expect(resolved.status == 200 && first["title"] as? String == "Return the Lisbon guidebook", "\(first)")
         // A store removed while the server runs is reported missing, not read through its old handle.
         try FileManager.default.moveItem(atPath: library, toPath: library + ".away")
         let gone = try server.request("GET", "/v1/search?q=lisbon&stores=all")
-        #expect(gone.status == 200 && gone.text.contains("missing-store") && !gone.text.contains("guidebook"), "\(gone.text)")
+        #expect(
+            gone.status == 200 && gone.text.contains("missing-store") && !gone.text.contains("guidebook"),
+            "\(gone.text)")
         try FileManager.default.moveItem(atPath: library + ".away", toPath: library)
         #expect(try server.request("GET", "/v1/search?q=lisbon&stores=all").text.contains("guidebook"))
         let unknown = try server.request("GET", "/v1/search?q=lisbon&stores=nosuch")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Messages on projects and items, end to end: written by the CLI and by a sqlite3 shell, searched, resolved to
 /// their parent, gone with it, covered by verify.
@@ -32,15 +32,18 @@ import TestSupport
         // resolve gives the message and its parent item and project.
         let resolved = Self.object(cli("resolve", uri, "--format", "json"))
         #expect(resolved["kind"] as? String == "message" && (resolved["text"] as? String)?.contains("plumber") == true)
-        #expect((resolved["item"] as? [String: Any])?["uri"] as? String == uri.replacingOccurrences(
-            of: String(uri.suffix(44)), with: "item/" + Self.tapItem))
+        #expect(
+            (resolved["item"] as? [String: Any])?["uri"] as? String
+                == uri.replacingOccurrences(
+                    of: String(uri.suffix(44)), with: "item/" + Self.tapItem))
         #expect((resolved["project"] as? [String: Any])?["title"] as? String == "Home renovation")
         let text = cli("resolve", uri).stdout
         #expect(text.contains("author:    Sam") && text.contains("item:      Fix the leaking tap"), "\(text)")
         // Titles still rank first: a message (no title) comes after the items whose title says the word.
         let compost = cli("search", "compost", "--format", "json")
         let kinds = ((Self.object(compost)["hits"] as? [[String: Any]]) ?? []).compactMap { $0["kind"] as? String }
-        #expect(kinds.first == "item" && kinds.last == "message" && kinds.filter { $0 == "message" }.count == 1, "\(kinds)")
+        #expect(
+            kinds.first == "item" && kinds.last == "message" && kinds.filter { $0 == "message" }.count == 1, "\(kinds)")
         // A message is not an item: complete and edit refuse it with one line.
         #expect(cli("complete", uri).status == 2)
         #expect(cli("edit", uri, "--title", "x").status == 2)
@@ -53,20 +56,27 @@ import TestSupport
         let project = "tracker://\(store)/project/\(Self.garden)"
         let added = cli("comment", item, "The cartridge arrived from the wholesaler", "--author", "Ada Lovelace")
         #expect(added.status == 0 && added.stdout.hasPrefix("tracker://\(store)/message/"), "\(added.stderr)")
-        let viaStdin = cli.run(arguments: ["comment", project, "-", "--author", "Bo"], input: Data("Rhubarb crowns\nfrom the market".utf8))
+        let viaStdin = cli.run(
+            arguments: ["comment", project, "-", "--author", "Bo"], input: Data("Rhubarb crowns\nfrom the market".utf8))
         #expect(viaStdin.status == 0, "\(viaStdin.stderr)")
-        #expect(cli.sqlite("INSERT INTO messages (item_id, author, text) VALUES ('\(Self.tapItem)', 'Cy', 'The wholesaler also sells descaler');").status == 0)
+        #expect(
+            cli.sqlite(
+                "INSERT INTO messages (item_id, author, text) VALUES ('\(Self.tapItem)', 'Cy', 'The wholesaler also sells descaler');"
+            ).status == 0)
         #expect(cli("search", "wholesaler", "--format", "ids").stdoutLines.count == 2)
         #expect(cli("search", "rhubarb", "--format", "ids").stdoutLines.count == 1)
         #expect(cli("search", #"author:"ada lovelace""#, "--format", "ids").stdoutLines.count == 1)
         let listed = cli("messages", item, "--format", "json")
-        let authors = ((try? JSONSerialization.jsonObject(with: listed.stdoutData)) as? [[String: Any]] ?? []).compactMap { $0["author"] as? String }
+        let authors = ((try? JSONSerialization.jsonObject(with: listed.stdoutData)) as? [[String: Any]] ?? [])
+            .compactMap { $0["author"] as? String }
         #expect(authors == ["Sam", "Ada Lovelace", "Cy"], "\(listed.stdout)")
         #expect(cli("messages", project, "--format", "ids").stdoutLines.count == 2)
         let verify = cli("verify")
         #expect(verify.status == 0 && verify.stdout.contains("52 store rows"), "\(verify.stdout)")
         // verify sees a message the index lacks (written behind its back), and --repair puts it in.
-        #expect(cli.sqlite("INSERT INTO messages (project_id, text) VALUES ('\(Self.garden)', 'Slug pellets by the shed');").status == 0)
+        #expect(
+            cli.sqlite("INSERT INTO messages (project_id, text) VALUES ('\(Self.garden)', 'Slug pellets by the shed');")
+                .status == 0)
         let behind = cli("verify", "--format", "json")
         #expect(behind.status == 1 && behind.stdout.contains("/message/"), "\(behind.stdout)")
         #expect(cli("verify", "--repair").status == 0)
@@ -96,8 +106,9 @@ import TestSupport
         let other = cli.directory.file("copy.sqlite")
         #expect(cli("init", "--store", other).status == 0)
         let imported = cli.run(arguments: ["import", "-", "--store", other], input: exported.stdoutData)
-        #expect(imported.stdout == "imported: 5 projects, 40 items and 4 messages added, 0 updated, 0 unchanged\n",
-                "\(imported.stdout)")
+        #expect(
+            imported.stdout == "imported: 5 projects, 40 items and 4 messages added, 0 updated, 0 unchanged\n",
+            "\(imported.stdout)")
         #expect(cli("export", "--store", other).stdout == exported.stdout)
     }
 }

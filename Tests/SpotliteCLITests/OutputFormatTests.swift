@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every output format on samples/, compared whole with the files in Golden/, and the JSON with its schema.
 ///
@@ -36,7 +36,8 @@ import TestSupport
         let result = output(arguments)
         #expect(result.status == status, "\(arguments): \(result.stderr)")
         let command = arguments.joined(separator: " ").replacingOccurrences(of: Self.storeUUID, with: "<store-uuid>")
-        let text = "$ spotlite \(command)\n" + result.stdout
+        let text =
+            "$ spotlite \(command)\n" + result.stdout
             + (result.stderr.isEmpty ? "" : "--- stderr\n" + result.stderr)
         let path = Self.goldenDirectory + "/" + name
         if ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_GOLDEN"] == "1" {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A store and an index on a read-only mount (a real one: a read-only bind mount in a private namespace) are read
 /// as they are: search, resolve, status and export work; writes are refused with one line naming the store.
@@ -48,7 +48,8 @@ import TestSupport
         #expect(lines.contains("index 6"), "\(result.stdout)")
         #expect(try String(contentsOfFile: exportPath, encoding: .utf8) == exported)
         let stderr = result.stderr
-        #expect(stderr.contains("spotlite: the index is read-only to you; searched it as it is, 1 change behind the store"))
+        #expect(
+            stderr.contains("spotlite: the index is read-only to you; searched it as it is, 1 change behind the store"))
         #expect(stderr.contains("spotlite: the store \(store) is read-only to you"))
         #expect(stderr.contains("is read-only to you (Read-only file system)"))
         #expect(!stderr.contains("attempt to write a readonly database"))

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every example of the README's "Query syntax" section, run on samples/, prints exactly what the README shows; so
 /// does every example of "The service", run against a real `spotlite serve` on samples/.
@@ -30,7 +30,10 @@ import TestSupport
             if inBlock && line.hasPrefix(prompt) {
                 examples.append(Example(command: String(line.dropFirst(2)), expected: ""))
                 if let outputs {
-                    rewritten += [line] + outputs[examples.count - 1].split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                    rewritten +=
+                        [line]
+                        + outputs[examples.count - 1].split(separator: "\n", omittingEmptySubsequences: false)
+                        .dropLast()
                 }
                 continue
             } else if inBlock && line != "```console" && !examples.isEmpty {
@@ -59,16 +62,22 @@ import TestSupport
         environment["COLUMNS"] = "100"
         var outputs: [String] = []
         for example in examples {
-            let command = CLI.binary + example.command.dropFirst("spotlite".count).replacingOccurrences(of: "<store-uuid>", with: uuid) + " 2>&1"
+            let command =
+                CLI.binary
+                + example.command.dropFirst("spotlite".count).replacingOccurrences(of: "<store-uuid>", with: uuid)
+                + " 2>&1"
             let result = TestSupport.run(["bash", "-c", command], environment: environment)
             outputs.append(result.stdout.replacingOccurrences(of: uuid, with: "<store-uuid>"))
         }
         if ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_README"] == "1" {
-            try Self.examples(replacingWith: outputs).readme.write(toFile: Self.readmePath, atomically: true, encoding: .utf8)
+            try Self.examples(replacingWith: outputs).readme.write(
+                toFile: Self.readmePath, atomically: true, encoding: .utf8)
             return
         }
         for (example, output) in zip(examples, outputs) {
-            #expect(output == example.expected, "README example: \(example.command); rerun with SPOTLITE_UPDATE_README=1 to accept")
+            #expect(
+                output == example.expected,
+                "README example: \(example.command); rerun with SPOTLITE_UPDATE_README=1 to accept")
         }
     }
 
@@ -81,12 +90,16 @@ import TestSupport
         let examples = try Self.examples(in: Self.serviceSection, prompt: "$ ").examples
         #expect(examples.count >= 6)
         let cli = CLI.withSamples()
-        let uuid = try #require(cli.json(cli("status", "--format", "json")).flatMap { ($0 as? [String: Any])?["store_uuid"] as? String })
+        let uuid = try #require(
+            cli.json(cli("status", "--format", "json")).flatMap { ($0 as? [String: Any])?["store_uuid"] as? String })
         let server = try ServerProcess(cli)
         let address = "127.0.0.1:\(server.port)"
         let outputs = Self.runInOneShell(
             examples, environment: cli.environment,
-            replacing: [("127.0.0.1:7700", address), ("~/.local/share/spotlite/tracker.sqlite", cli.storePath), ("<store-uuid>", uuid)])
+            replacing: [
+                ("127.0.0.1:7700", address), ("~/.local/share/spotlite/tracker.sqlite", cli.storePath),
+                ("<store-uuid>", uuid),
+            ])
         #expect(server.stop() == 0)
         try #require(outputs.count == examples.count, "\(outputs)")
         if ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_README"] == "1" {
@@ -95,7 +108,9 @@ import TestSupport
             return
         }
         for (example, output) in zip(examples, outputs) {
-            #expect(output == example.expected, "README example: \(example.command); rerun with SPOTLITE_UPDATE_README=1 to accept")
+            #expect(
+                output == example.expected,
+                "README example: \(example.command); rerun with SPOTLITE_UPDATE_README=1 to accept")
         }
     }
 
@@ -132,7 +147,8 @@ import TestSupport
         let examples = try Self.examples(in: Self.storesSection, prompt: "$ ").examples
         #expect(examples.count >= 15)
         let cli = CLI.withSamples()
-        let uuid = try #require(cli.json(cli("status", "--format", "json")).flatMap { ($0 as? [String: Any])?["store_uuid"] as? String })
+        let uuid = try #require(
+            cli.json(cli("status", "--format", "json")).flatMap { ($0 as? [String: Any])?["store_uuid"] as? String })
         let home = cli.directory.file("home")
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         var environment = cli.environment
@@ -141,7 +157,9 @@ import TestSupport
         environment["COLUMNS"] = "100"
         var outputs = Self.runInOneShell(
             examples, environment: environment,
-            replacing: [("~/.local/share/spotlite/tracker.sqlite", cli.storePath), ("<store-uuid>", uuid), ("~", home)],
+            replacing: [
+                ("~/.local/share/spotlite/tracker.sqlite", cli.storePath), ("<store-uuid>", uuid), ("~", home),
+            ],
             directory: home)
         try #require(outputs.count == examples.count, "\(outputs)")
         // The named stores' UUIDs by name, and any other UUID the samples do not have.
@@ -167,7 +185,9 @@ import TestSupport
             return
         }
         for (example, output) in zip(examples, outputs) {
-            #expect(output == example.expected, "README example: \(example.command); rerun with SPOTLITE_UPDATE_README=1 to accept")
+            #expect(
+                output == example.expected,
+                "README example: \(example.command); rerun with SPOTLITE_UPDATE_README=1 to accept")
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Hand-judged queries on the Debian changelog corpus: for each, the entry a person typing it is looking for
 /// (named by package and the start of its title) must be among the top 5. Guards the ranking: stemming,
@@ -39,10 +39,12 @@ import TestSupport
         let cli = DebianCorpusTests.shared
         #expect(Self.judged.count >= 20)
         for (query, package, prefix) in Self.judged {
-            let wanted = cli.sqlite("""
+            let wanted = cli.sqlite(
+                """
                 SELECT i.id FROM items i JOIN projects p ON p.id = i.project_id
                 WHERE p.title = '\(package)' AND substr(i.title, 1, \(prefix.count)) = '\(prefix.replacingOccurrences(of: "'", with: "''"))';
-                """).stdoutLines
+                """
+            ).stdoutLines
             #expect(wanted.count == 1, "\(query): the judged entry must exist once")
             let top = cli("search", query, "--format", "ids", "--limit", "5").stdoutLines
             let rank = top.firstIndex { uri in wanted.contains { uri.hasSuffix("/item/" + $0) } }

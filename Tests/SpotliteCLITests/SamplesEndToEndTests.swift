@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The README's workflow on samples/, through the real binary.
 @Suite struct SamplesEndToEndTests {
@@ -60,7 +60,10 @@ import TestSupport
         #expect(cli("search", "xylophone").status == 1)
         let bad = cli("search", "is:pending")
         #expect(bad.status == 2)
-        #expect(bad.stderr == "spotlite: cannot parse the query 'is:pending': is:pending is not a status; use is:open, is:completed or is:closed\n")
+        #expect(
+            bad.stderr
+                == "spotlite: cannot parse the query 'is:pending': is:pending is not a status; use is:open, is:completed or is:closed\n"
+        )
     }
 
     @Test func spellingSuggestionsReplaceOnlyUnknownWords() {
@@ -97,7 +100,8 @@ import TestSupport
         let cli = CLI.withSamples()
         let project = cli("add", "project", "Boat")
         #expect(project.status == 0)
-        let item = cli("add", "item", "--project", "boat", "Varnish the hull", "--detail", "two coats", "--priority", "3")
+        let item = cli(
+            "add", "item", "--project", "boat", "Varnish the hull", "--detail", "two coats", "--priority", "3")
         #expect(item.status == 0)
         let uri = item.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(cli("search", "varnish", "--format", "ids").stdout == uri + "\n")
@@ -129,7 +133,8 @@ import TestSupport
         #expect(malformed.status == 2)
         #expect(malformed.stderr.split(separator: "\n").count == 1)
 
-        let foreign = uri.replacingOccurrences(of: uri.split(separator: "/")[1], with: "00000000-0000-4000-8000-000000000000")
+        let foreign = uri.replacingOccurrences(
+            of: uri.split(separator: "/")[1], with: "00000000-0000-4000-8000-000000000000")
         let other = cli("resolve", foreign)
         #expect(other.status == 4)
         #expect(other.stderr.contains("belongs to another store"))

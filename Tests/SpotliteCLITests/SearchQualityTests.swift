@@ -1,7 +1,7 @@
 import Foundation
 import SearchIndex
-import Testing
 import TestSupport
+import Testing
 
 /// What a person reads in the answers: ranking, counts, spelling hints and text in any language, each a problem
 /// a user met (issue 12), through the real binary on the hand-written samples.
@@ -44,13 +44,16 @@ import TestSupport
 
     @Test func spellingIsCorrectedWordByWordWithoutAddingQuotes() {
         let cli = CLI.withSamples()
-        for (typed, meant) in [("kitchn tap", "kitchen tap"), ("washr tap", "washer tap"),
-                               ("boilr installers", "boiler installers"), ("kitchn washr", "kitchen washer")] {
+        for (typed, meant) in [
+            ("kitchn tap", "kitchen tap"), ("washr tap", "washer tap"),
+            ("boilr installers", "boiler installers"), ("kitchn washr", "kitchen washer"),
+        ] {
             let result = cli.run(arguments: ["search"] + typed.split(separator: " ").map(String.init))
             #expect(result.status == 1)
             #expect(result.stderr == "spotlite: did you mean '\(meant)'? (add --correct to search it)\n", "\(typed)")
-            let corrected = cli.run(arguments: ["search", "--correct", "--format", "ids"]
-                + typed.split(separator: " ").map(String.init))
+            let corrected = cli.run(
+                arguments: ["search", "--correct", "--format", "ids"]
+                    + typed.split(separator: " ").map(String.init))
             #expect(corrected.status == 0, "\(typed): \(corrected.stderr)")
             #expect(corrected.stderr.contains("showing results for '\(meant)'"), "\(corrected.stderr)")
         }
@@ -81,8 +84,10 @@ import TestSupport
         let cli = CLI()
         precondition(cli("init").status == 0)
         precondition(cli("add", "project", "Intl").status == 0)
-        for title in ["Café au lait", "Résumé update", "Trip to Zürich", "日本語のタスク", "Éclair recipe",
-                      "zebra crossing", "Ｆｕｌｌｗｉｄｔｈ letters", "apple pie", "Zucchini soup"] {
+        for title in [
+            "Café au lait", "Résumé update", "Trip to Zürich", "日本語のタスク", "Éclair recipe",
+            "zebra crossing", "Ｆｕｌｌｗｉｄｔｈ letters", "apple pie", "Zucchini soup",
+        ] {
             precondition(cli("add", "item", "--project", "Intl", title).status == 0)
         }
         return cli
@@ -91,11 +96,13 @@ import TestSupport
     @Test func accentsCaseWidthAndScriptsMatchAsPeopleTypeThem() {
         let cli = Self.international()
         let decomposedCafe = "cafe\u{301}"
-        for (query, title) in [("cafe", "Café au lait"), ("CAFÉ", "Café au lait"), (decomposedCafe, "Café au lait"),
-                               ("resume", "Résumé update"), ("zurich", "Trip to Zürich"),
-                               ("日本語", "日本語のタスク"),
-                               ("タスク", "日本語のタスク"), ("fullwidth", "Ｆｕｌｌｗｉｄｔｈ letters"),
-                               ("eclair", "Éclair recipe")] {
+        for (query, title) in [
+            ("cafe", "Café au lait"), ("CAFÉ", "Café au lait"), (decomposedCafe, "Café au lait"),
+            ("resume", "Résumé update"), ("zurich", "Trip to Zürich"),
+            ("日本語", "日本語のタスク"),
+            ("タスク", "日本語のタスク"), ("fullwidth", "Ｆｕｌｌｗｉｄｔｈ letters"),
+            ("eclair", "Éclair recipe"),
+        ] {
             #expect(Self.titles(cli, query) == [title], "\(query)")
         }
         // The stemmer is still English: résumés finds résumé.
@@ -105,8 +112,10 @@ import TestSupport
     @Test func titlesSortInCollationOrder() {
         let cli = Self.international()
         let titles = Self.titles(cli, "kind:item", "--sort", "title")
-        let latin = ["apple pie", "Café au lait", "Éclair recipe", "Ｆｕｌｌｗｉｄｔｈ letters", "Résumé update",
-                     "Trip to Zürich", "zebra crossing", "Zucchini soup"]
+        let latin = [
+            "apple pie", "Café au lait", "Éclair recipe", "Ｆｕｌｌｗｉｄｔｈ letters", "Résumé update",
+            "Trip to Zürich", "zebra crossing", "Zucchini soup",
+        ]
         #expect(titles.filter(latin.contains) == latin, "\(titles)")
         #expect(Self.titles(cli, "kind:item", "--sort", "title", "--reverse") == titles.reversed())
     }
@@ -122,7 +131,9 @@ import TestSupport
     /// Folded words are new terms: an index of an older layout is rebuilt by the next command that reads it.
     @Test func anIndexOfTheLayoutBeforeIsRebuiltWithOneNotice() throws {
         let cli = CLI.withSamples()
-        let generations = try FileManager.default.contentsOfDirectory(atPath: cli.indexPath).filter { $0.hasPrefix("db-") }
+        let generations = try FileManager.default.contentsOfDirectory(atPath: cli.indexPath).filter {
+            $0.hasPrefix("db-")
+        }
         let generation = try #require(generations.first)
         do {
             let index = try SearchableIndex(path: cli.indexPath + "/" + generation)
@@ -131,16 +142,20 @@ import TestSupport
         }
         let result = cli("search", "tap", "--format", "ids")
         #expect(result.status == 0)
-        #expect(result.stderr.split(separator: "\n").first
-            == "spotlite: built the index first (the index layout is 3, this spotlite writes \(SearchIndexLayout.version))")
+        #expect(
+            result.stderr.split(separator: "\n").first
+                == "spotlite: built the index first (the index layout is 3, this spotlite writes \(SearchIndexLayout.version))"
+        )
         #expect(result.stderr.split(separator: "\n").count == 2, "\(result.stderr)")  // and the total
         #expect(cli("search", "tap", "--format", "ids").stderr.split(separator: "\n").count == 1)
     }
 
     @Test func similarListsItemsLikeOneAndLeavesItOut() throws {
         let cli = CLI.withSamples()
-        #expect(cli("add", "item", "--project", "Garden", "Leaking garden hose", "--detail", "the hose leaks").status == 0)
-        let tap = cli("search", "title:leaking", "title:tap", "--format", "ids").stdout.trimmingCharacters(in: .newlines)
+        #expect(
+            cli("add", "item", "--project", "Garden", "Leaking garden hose", "--detail", "the hose leaks").status == 0)
+        let tap = cli("search", "title:leaking", "title:tap", "--format", "ids").stdout.trimmingCharacters(
+            in: .newlines)
         let hose = cli("search", "title:\"leaking hose\"", "--format", "ids").stdout.trimmingCharacters(in: .newlines)
         #expect(!tap.isEmpty && !hose.isEmpty)
 
@@ -175,13 +190,17 @@ import TestSupport
 
     @Test func addingAnItemCanWarnOfLikelyDuplicates() {
         let cli = CLI.withSamples()
-        let added = cli("add", "item", "--project", "Home renovation", "The kitchen tap is leaking",
-                        "--detail", "The tap drips; replace the washer.", "--check-duplicates")
+        let added = cli(
+            "add", "item", "--project", "Home renovation", "The kitchen tap is leaking",
+            "--detail", "The tap drips; replace the washer.", "--check-duplicates")
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdoutLines.count == 1)
         let warnings = added.stderr.split(separator: "\n")
-        #expect(warnings.contains { $0.hasPrefix("spotlite: likely duplicate (0.") && $0.contains("Fix the leaking tap tracker://") },
-                "\(added.stderr)")
+        #expect(
+            warnings.contains {
+                $0.hasPrefix("spotlite: likely duplicate (0.") && $0.contains("Fix the leaking tap tracker://")
+            },
+            "\(added.stderr)")
         // Something new: no warning at all.
         let fresh = cli("add", "item", "--project", "Garden", "Tune the piano", "--check-duplicates")
         #expect(fresh.status == 0)
@@ -196,7 +215,7 @@ func displayWidth(_ text: Substring) -> Int {
     text.unicodeScalars.reduce(0) { width, scalar in
         switch scalar.value {
         case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
-             0xFFE0...0xFFE6:
+            0xFFE0...0xFFE6:
             return width + 2
         case 0x300...0x36F:
             return width

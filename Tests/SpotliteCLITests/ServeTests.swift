@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `spotlite serve`: the real binary on a free loopback port, spoken to over a plain socket.
 @Suite(.serialized) struct ServeTests {
@@ -24,24 +24,29 @@ import TestSupport
         #expect(try server.request("GET", "/v1/search?q=%ZZtap").status == 400)
 
         // Items and projects: what `resolve --format json` prints.
-        let uri = try #require(cli("search", "leaking", "tap", "--format", "ids", "--limit", "1").stdout
-            .split(separator: "\n").first.map(String.init))
+        let uri = try #require(
+            cli("search", "leaking", "tap", "--format", "ids", "--limit", "1").stdout
+                .split(separator: "\n").first.map(String.init))
         let uuid = String(uri.split(separator: "/").last ?? "")
         let item = try server.request("GET", "/v1/items/\(uuid)")
         #expect(item.status == 200)
         #expect(try Self.normalized(item.body) == Self.normalized(cli("resolve", uri, "--format", "json").stdoutData))
         let projectURI = try #require(
-            ((cli.json(cli("resolve", uri, "--format", "json")) as? [String: Any])?["project"] as? [String: Any])?["uri"]
+            ((cli.json(cli("resolve", uri, "--format", "json")) as? [String: Any])?["project"] as? [String: Any])?[
+                "uri"]
                 as? String)
         let project = try server.request("GET", "/v1/projects/\(projectURI.split(separator: "/").last ?? "")")
         #expect(project.status == 200)
-        #expect(try Self.normalized(project.body) == Self.normalized(cli("resolve", projectURI, "--format", "json").stdoutData))
+        #expect(
+            try Self.normalized(project.body)
+                == Self.normalized(cli("resolve", projectURI, "--format", "json").stdoutData))
 
         // Resolve: each URI its row or its own error, in order.
         let store = String(uri.dropFirst("tracker://".count).prefix(36))
         let missing = "tracker://\(store)/item/00000000-0000-4000-8000-000000000000"
         let foreign = "tracker://11111111-1111-4111-8111-111111111111/item/\(uuid)"
-        let resolved = try server.json("/v1/resolve", method: "POST", body: ["uris": [uri, missing, foreign, "nonsense"]])
+        let resolved = try server.json(
+            "/v1/resolve", method: "POST", body: ["uris": [uri, missing, foreign, "nonsense"]])
         #expect(resolved.status == 200)
         let results = try #require((resolved.object as? [String: Any])?["results"] as? [[String: Any]])
         #expect(results.count == 4)
@@ -58,13 +63,17 @@ import TestSupport
 
         // The API's description, served from the binary, is the file in the repository.
         let spec = try server.request("GET", "/openapi.json")
-        let file = try Data(contentsOf: URL(fileURLWithPath: Repository.root + "/Sources/SpotliteServer/Resources/openapi.json"))
-        #expect(spec.text.trimmingCharacters(in: .whitespacesAndNewlines)
-            == String(decoding: file, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let file = try Data(
+            contentsOf: URL(fileURLWithPath: Repository.root + "/Sources/SpotliteServer/Resources/openapi.json"))
+        #expect(
+            spec.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                == String(decoding: file, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
 
         let metrics = try server.request("GET", "/metrics")
         #expect(metrics.status == 200)
-        #expect(metrics.text.contains("spotlite_http_requests_total{route=\"/v1/search\",status=\"200\"}"), "\(metrics.text)")
+        #expect(
+            metrics.text.contains("spotlite_http_requests_total{route=\"/v1/search\",status=\"200\"}"),
+            "\(metrics.text)")
         #expect(metrics.text.contains("spotlite_index_documents 49"), "\(metrics.text)")
         #expect(metrics.text.contains("spotlite_http_request_duration_seconds_bucket"))
         #expect(server.stop() == 0)
@@ -89,7 +98,8 @@ import TestSupport
         #expect(try problem("/v1/search?q=tap&sort=sideways").0 == 400)
         #expect(try problem("/v1/search?q=\(String(repeating: "a", count: 9_000))").0 == 400)
         let (missing, missingBody) = try problem("/v1/items/00000000-0000-4000-8000-000000000000")
-        #expect(missing == 404 && missingBody["code"] as? String == "not-found" && missingBody["exit_code"] as? Int == 3)
+        #expect(
+            missing == 404 && missingBody["code"] as? String == "not-found" && missingBody["exit_code"] as? Int == 3)
         #expect(try problem("/v1/items/not-a-uuid").0 == 400)
         #expect(try problem("/v1/no/such/route").0 == 404)
         #expect(try problem("/v1/resolve", method: "POST", body: Data("{".utf8)).0 == 400)
@@ -141,7 +151,8 @@ import TestSupport
             var mine: [Int: Int] = [:]
             var count = 0
             while Date() < until && shared.process.isRunning {
-                let status = (try? shared.request("GET", paths[(thread + count) % paths.count], timeout: 10).status) ?? 0
+                let status =
+                    (try? shared.request("GET", paths[(thread + count) % paths.count], timeout: 10).status) ?? 0
                 mine[status, default: 0] += 1
                 count += 1
             }
@@ -192,8 +203,10 @@ import TestSupport
         let server = try ServerProcess(cli)
         let turnedAway = cli("watch")
         #expect(turnedAway.status == 6)
-        #expect(turnedAway.stderr.contains("is already kept live by `spotlite serve` (process \(server.process.processIdentifier))"),
-                "\(turnedAway.stderr)")
+        #expect(
+            turnedAway.stderr.contains(
+                "is already kept live by `spotlite serve` (process \(server.process.processIdentifier))"),
+            "\(turnedAway.stderr)")
         // A write through the store reaches the served index at once (the server's watcher applies it).
         #expect(cli("add", "item", "--project", "Garden", "Prune the zeppelin roses").status == 0)
         let deadline = Date().addingTimeInterval(10)
@@ -209,7 +222,9 @@ import TestSupport
         try #require(watch.waitUntilWatching(), "\(watch.log)")
         let refused = cli("serve", "--listen", "127.0.0.1:0")
         #expect(refused.status == 6, "\(refused.stderr)")
-        #expect(refused.stderr.contains("is already kept live by `spotlite watch` (process \(watch.pid))"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("is already kept live by `spotlite watch` (process \(watch.pid))"),
+            "\(refused.stderr)")
         #expect(watch.stop().status == 0)
     }
 
@@ -243,7 +258,9 @@ import TestSupport
         stream.close()
 
         // Events while nobody listens: recorded all the same.
-        #expect(cli.sqlite("UPDATE items SET title = 'Repair the garden shed', detail = '' WHERE id = '\(entityID)';").status == 0)
+        #expect(
+            cli.sqlite("UPDATE items SET title = 'Repair the garden shed', detail = '' WHERE id = '\(entityID)';")
+                .status == 0)
         Thread.sleep(forTimeInterval: 0.5)
         // Killed: no graceful anything.
         #expect(server.stop(SIGKILL) == nil || !server.process.isRunning)
@@ -261,10 +278,12 @@ import TestSupport
         #expect(try server.events(id, after: "0").drain().map(\.type) == replay.map(\.type))
         #expect(replay.map(\.type) == ["added", "changed", "removed", "added"], "\(replay)")
         let ids = replay.compactMap(\.id)
-        #expect(ids == ids.sorted { a, b in
-            let (x, y) = (a.split(separator: "."), b.split(separator: "."))
-            return (Int(x[0]) ?? 0, Int(x[1]) ?? 0) < (Int(y[0]) ?? 0, Int(y[1]) ?? 0)
-        })
+        #expect(
+            ids
+                == ids.sorted { a, b in
+                    let (x, y) = (a.split(separator: "."), b.split(separator: "."))
+                    return (Int(x[0]) ?? 0, Int(x[1]) ?? 0) < (Int(y[0]) ?? 0, Int(y[1]) ?? 0)
+                })
 
         #expect(try server.request("DELETE", "/v1/subscriptions/\(id)").status == 204)
         #expect(try server.request("DELETE", "/v1/subscriptions/\(id)").status == 404)
@@ -304,20 +323,24 @@ import TestSupport
         let deadline = Date().addingTimeInterval(15)
         while lines.isEmpty && Date() < deadline {
             usleep(100_000)
-            lines = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            lines = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").map(
+                String.init)
         }
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        let event = try #require(lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])
+        let event = try #require(
+            lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])
         #expect(event["type"] as? String == "added" && event["uri"] as? String == uri, "\(lines)")
     }
 
     /// The page, and the item pages it links to, show the store's text as text.
     @Test func pagesShowTextAsTextNeverAsMarkup() throws {
         let cli = CLI.withSamples()
-        let uri = cli("add", "item", "--project", "Garden", "<script>alert(1)</script>", "--detail", "a <b>bold</b> claim")
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let uri = cli(
+            "add", "item", "--project", "Garden", "<script>alert(1)</script>", "--detail", "a <b>bold</b> claim"
+        )
+        .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let server = try ServerProcess(cli)
         let page = try server.request("GET", "/")
         #expect(page.status == 200 && page.headers["content-type"] == "text/html; charset=utf-8")
@@ -337,6 +360,7 @@ import TestSupport
             dictionary["changes_behind"] = nil
             object = dictionary
         }
-        return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
 }

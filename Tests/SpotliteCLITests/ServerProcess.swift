@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real `spotlite serve` process on a free loopback port, and an HTTP/1.1 client for it over a plain socket (no
@@ -100,7 +100,9 @@ final class ServerProcess {
         let connection = try HTTPConnection(port: port, timeout: 30)
         var headers = ["Accept": "text/event-stream"]
         if let lastEventID { headers["Last-Event-ID"] = lastEventID }
-        try connection.send(method: "GET", path: "/v1/subscriptions/\(subscription)/events" + (after.map { "?after=" + $0 } ?? ""), headers: headers, body: nil)
+        try connection.send(
+            method: "GET", path: "/v1/subscriptions/\(subscription)/events" + (after.map { "?after=" + $0 } ?? ""),
+            headers: headers, body: nil)
         let head = try connection.readHead()
         return EventStream(connection: connection, status: head.status, headers: head.headers)
     }
@@ -144,9 +146,18 @@ final class EventStream {
                 var isEvent = false
                 for line in block.split(separator: "\n") {
                     if line.hasPrefix(":") || line.hasPrefix("retry:") { continue }
-                    if line.hasPrefix("id: ") { event.id = String(line.dropFirst(4)); isEvent = true }
-                    if line.hasPrefix("event: ") { event.type = String(line.dropFirst(7)); isEvent = true }
-                    if line.hasPrefix("data: ") { event.data = String(line.dropFirst(6)); isEvent = true }
+                    if line.hasPrefix("id: ") {
+                        event.id = String(line.dropFirst(4))
+                        isEvent = true
+                    }
+                    if line.hasPrefix("event: ") {
+                        event.type = String(line.dropFirst(7))
+                        isEvent = true
+                    }
+                    if line.hasPrefix("data: ") {
+                        event.data = String(line.dropFirst(6))
+                        isEvent = true
+                    }
                 }
                 if isEvent { return event }
                 continue
@@ -185,7 +196,9 @@ final class HTTPConnection {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else {
             Glibc.close(socket)
@@ -218,7 +231,9 @@ final class HTTPConnection {
     func sendRaw(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { throw ServerProcess.Failure("send failed: \(String(cString: strerror(errno)))") }
             sent += count
         }
@@ -264,7 +279,8 @@ final class HTTPConnection {
                 var headers: [String: String] = [:]
                 for line in lines.dropFirst() {
                     guard let colon = line.firstIndex(of: ":") else { continue }
-                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                        in: .whitespaces)
                 }
                 chunked = headers["transfer-encoding"]?.lowercased() == "chunked"
                 return (status, headers)

@@ -1,12 +1,13 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Changes made by a plain `sqlite3` shell reach the index after `spotlite index`.
 @Suite struct ShellWritersTests {
     @Test func insertsUpdatesBatchDeletesAndProjectDeletesFromSqlite3ReachTheIndex() throws {
         let cli = CLI.withSamples()
-        let shell = cli.sqlite("""
+        let shell = cli.sqlite(
+            """
             PRAGMA foreign_keys;
             INSERT INTO items (project_id, title, detail, priority)
                 SELECT id, 'Water the orchids', 'twice a week, rain water', 2 FROM projects WHERE title = 'Garden';

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Closed, full or odd standard streams give one line and a documented status, never a crash or a silent
 /// success; a reader that leaves early (`| head`) is not an error.
@@ -9,15 +9,19 @@ import TestSupport
 
     func expectOneLine(_ result: ProcessResult, status: Int32, containing text: String) {
         #expect(result.status == status, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("spotlite: ") && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("spotlite: ") && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)"
+        )
         #expect(result.stderr.contains(text), "\(result.stderr)")
     }
 
     @Test func aClosedOrDirectoryStdinIsAnErrorForImport() {
         let cli = Self.cli
         let before = cli("export").stdout
-        expectOneLine(cli.shell("$spotlite import - <&-"), status: 2, containing: "cannot read standard input: it is closed")
-        expectOneLine(cli.shell("$spotlite import - < \(cli.directory.path)"), status: 2, containing: "it is a directory")
+        expectOneLine(
+            cli.shell("$spotlite import - <&-"), status: 2, containing: "cannot read standard input: it is closed")
+        expectOneLine(
+            cli.shell("$spotlite import - < \(cli.directory.path)"), status: 2, containing: "it is a directory")
         expectOneLine(cli("import", cli.directory.path), status: 2, containing: "it is a directory")
         #expect(cli("export").stdout == before)
     }
@@ -25,7 +29,8 @@ import TestSupport
     @Test func writeErrorsAreOneLineAndStatusTwo() {
         let cli = Self.cli
         for command in ["export", "search leaking tap", "search tap --format json", "resolve --help", "status"] {
-            expectOneLine(cli.shell("$spotlite \(command) > /dev/full"), status: 2, containing: "No space left on device")
+            expectOneLine(
+                cli.shell("$spotlite \(command) > /dev/full"), status: 2, containing: "No space left on device")
             expectOneLine(cli.shell("$spotlite \(command) >&-"), status: 2, containing: "cannot write the output")
         }
         // Nothing written into a file the command opened after finding stdout closed (the store is intact).
@@ -58,12 +63,14 @@ import TestSupport
         #expect(piped.status == 0)
         #expect(piped.stdoutLines == ids)
         // No hits: no URIs, and that is success.
-        let none = cli.shell("$spotlite search zzzyqx --format ids 2>/dev/null | $spotlite resolve -; echo ${PIPESTATUS[1]}")
+        let none = cli.shell(
+            "$spotlite search zzzyqx --format ids 2>/dev/null | $spotlite resolve -; echo ${PIPESTATUS[1]}")
         #expect(none.stdout == "0\n", "\(none.stderr)")
         // NUL-separated, both ways.
         let nul = cli.shell("$spotlite search leaking tap --format ids -0 | $spotlite resolve -0 - --format ids -0")
         #expect(nul.stdout == ids.joined(separator: "\u{0}") + "\u{0}")
-        let xargs = cli.shell("$spotlite search leaking tap --format ids --null | xargs -0 $spotlite resolve --format ids")
+        let xargs = cli.shell(
+            "$spotlite search leaking tap --format ids --null | xargs -0 $spotlite resolve --format ids")
         #expect(xargs.stdoutLines == ids)
         // JSON from stdin is always an array.
         let json = cli.shell("$spotlite search leaking tap --format ids -n 1 | $spotlite resolve - --format json")

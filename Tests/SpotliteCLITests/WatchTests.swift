@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A `spotlite watch` process on a CLI's store, logging at debug level to a file.
 final class RunningWatch {
@@ -10,7 +10,8 @@ final class RunningWatch {
     init(_ cli: CLI, _ arguments: String...) throws {
         logPath = cli.directory.file("watch-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: logPath, contents: nil)
-        process = try cli.start(["watch", "--log-level", "debug"] + arguments, stderr: FileHandle(forWritingAtPath: logPath))
+        process = try cli.start(
+            ["watch", "--log-level", "debug"] + arguments, stderr: FileHandle(forWritingAtPath: logPath))
     }
 
     deinit {
@@ -87,7 +88,8 @@ extension CLI {
 
         // A plain sqlite3 shell.
         cli.sqlite("UPDATE items SET title = 'Feed the axolotl' WHERE title = 'Feed the zebrafish';")
-        #expect(cli("search", "axolotl", "--format", "ids").stdoutLines == [item.stdout.trimmingCharacters(in: .newlines)])
+        #expect(
+            cli("search", "axolotl", "--format", "ids").stdoutLines == [item.stdout.trimmingCharacters(in: .newlines)])
         #expect(cli("search", "title:zebrafish", "--format", "ids").status == 1)
         cli.sqlite("DELETE FROM projects WHERE title = 'Aquarium';")
         #expect(cli("search", "axolotl OR zebrafish", "--format", "ids").status == 1)
@@ -260,7 +262,8 @@ extension CLI {
         let watch = try RunningWatch(cli)
         #expect(watch.waitUntilWatching())
         let project = cli.firstID("SELECT id FROM projects WHERE title = 'Garden';")
-        cli.sqlite("""
+        cli.sqlite(
+            """
             INSERT INTO items (project_id, title, detail)
                 VALUES ('\(project)', 'megabyte detail', replace(hex(zeroblob(600000)), '00', 'hugeword '));
             INSERT INTO items (project_id, title, detail)
@@ -293,27 +296,34 @@ extension CLI {
     /// SQL for a mix of changes: inserts, edits, completes, deletes and a project delete now and then.
     static func mixedChanges(projects: [String], round: Int, seed: inout UInt64) -> String {
         func next() -> UInt64 {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return seed >> 33
         }
-        let words = ["kernel", "patch", "upstream", "release", "fix", "crash", "build", "docs", "translation", "security"]
+        let words = [
+            "kernel", "patch", "upstream", "release", "fix", "crash", "build", "docs", "translation", "security",
+        ]
         var sql = ""
         for step in 0..<40 {
             let project = projects[Int(next()) % projects.count]
             let title = (0..<4).map { _ in words[Int(next()) % words.count] }.joined(separator: " ")
             switch next() % 10 {
             case 0...4:
-                sql += "INSERT INTO items (project_id, title, detail) SELECT '\(project)', '\(title) \(round)-\(step)', 'load test' WHERE EXISTS (SELECT 1 FROM projects WHERE id = '\(project)');\n"
+                sql +=
+                    "INSERT INTO items (project_id, title, detail) SELECT '\(project)', '\(title) \(round)-\(step)', 'load test' WHERE EXISTS (SELECT 1 FROM projects WHERE id = '\(project)');\n"
             case 5, 6:
-                sql += "UPDATE items SET title = '\(title) edited' WHERE rowid = (SELECT rowid FROM items WHERE \(Self.notCLIItems) ORDER BY random() LIMIT 1);\n"
+                sql +=
+                    "UPDATE items SET title = '\(title) edited' WHERE rowid = (SELECT rowid FROM items WHERE \(Self.notCLIItems) ORDER BY random() LIMIT 1);\n"
             case 7:
-                sql += "UPDATE items SET completed = 1 - completed WHERE rowid = (SELECT rowid FROM items WHERE \(Self.notCLIItems) ORDER BY random() LIMIT 1);\n"
+                sql +=
+                    "UPDATE items SET completed = 1 - completed WHERE rowid = (SELECT rowid FROM items WHERE \(Self.notCLIItems) ORDER BY random() LIMIT 1);\n"
             case 8:
-                sql += "DELETE FROM items WHERE rowid = (SELECT rowid FROM items WHERE \(Self.notCLIItems) ORDER BY random() LIMIT 1);\n"
+                sql +=
+                    "DELETE FROM items WHERE rowid = (SELECT rowid FROM items WHERE \(Self.notCLIItems) ORDER BY random() LIMIT 1);\n"
             default:
                 sql += "INSERT INTO projects (title) VALUES ('load project \(round)-\(step)');\n"
                 if next() % 4 == 0 {
-                    sql += "DELETE FROM projects WHERE id = (SELECT id FROM projects WHERE title LIKE 'load project%' ORDER BY random() LIMIT 1);\n"
+                    sql +=
+                        "DELETE FROM projects WHERE id = (SELECT id FROM projects WHERE title LIKE 'load project%' ORDER BY random() LIMIT 1);\n"
                 }
             }
         }
@@ -376,13 +386,16 @@ extension CLI {
         }
         DispatchQueue.global().async(group: writing) {
             for round in 0..<30 {
-                let added = cli("add", "item", "--project", "Garden", "cli item \(round)", "--detail", "written by the CLI")
+                let added = cli(
+                    "add", "item", "--project", "Garden", "cli item \(round)", "--detail", "written by the CLI")
                 guard added.status == 0 else {
                     lock.withLock { failures.append(added.stderr) }
                     continue
                 }
                 let uri = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-                let next = round % 3 == 0 ? cli("complete", uri) : round % 3 == 1 ? cli("edit", uri, "--priority", "3") : cli("delete", uri)
+                let next =
+                    round % 3 == 0
+                    ? cli("complete", uri) : round % 3 == 1 ? cli("edit", uri, "--priority", "3") : cli("delete", uri)
                 if next.status != 0 { lock.withLock { failures.append(next.stderr) } }
             }
         }

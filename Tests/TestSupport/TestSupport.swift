@@ -75,7 +75,8 @@ public func run(
     try? stdin.fileHandleForWriting.close()
     process.waitUntilExit()
     group.wait()
-    return ProcessResult(status: process.terminationStatus, stdoutData: out, stderr: String(decoding: err, as: UTF8.self))
+    return ProcessResult(
+        status: process.terminationStatus, stdoutData: out, stderr: String(decoding: err, as: UTF8.self))
 }
 
 /// A flag one thread sets and others read: tells a background writer in a test to stop.

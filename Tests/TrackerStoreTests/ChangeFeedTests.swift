@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TrackerStore
 
 @Suite struct ChangeFeedTests {

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
+
 @testable import TrackerStore
 
 /// Messages in the store: the v4 migration of an existing store, triggers that log them and delete them with what
@@ -16,13 +17,16 @@ import TestSupport
         try Schema.migrator.migrate(queue, upTo: "v3")
         try queue.write { db in
             try db.execute(sql: "INSERT INTO store_info (uuid) VALUES ('0f0e0d0c-0b0a-4908-8706-050403020100')")
-            try db.execute(sql: "INSERT INTO projects (id, title) VALUES ('11111111-1111-4111-8111-111111111111', 'Home')")
-            try db.execute(sql: """
-                INSERT INTO items (id, project_id, title)
-                VALUES ('22222222-2222-4222-8222-222222222222', '11111111-1111-4111-8111-111111111111', 'Fix the tap')
-                """)
+            try db.execute(
+                sql: "INSERT INTO projects (id, title) VALUES ('11111111-1111-4111-8111-111111111111', 'Home')")
+            try db.execute(
+                sql: """
+                    INSERT INTO items (id, project_id, title)
+                    VALUES ('22222222-2222-4222-8222-222222222222', '11111111-1111-4111-8111-111111111111', 'Fix the tap')
+                    """)
             try db.execute(sql: "INSERT INTO subscriptions (id, query, normalized) VALUES ('s1', 'tap', 'tap')")
-            try db.execute(sql: "INSERT INTO subscription_members VALUES ('s1', 'item', '22222222-2222-4222-8222-222222222222')")
+            try db.execute(
+                sql: "INSERT INTO subscription_members VALUES ('s1', 'item', '22222222-2222-4222-8222-222222222222')")
             // Everything applied and pruned: the log is empty, its sequence at 2.
             try db.execute(sql: "DELETE FROM change_log")
             try db.execute(sql: "UPDATE store_info SET log_pruned_through = 2")
@@ -98,7 +102,8 @@ import TestSupport
         let other = try store.addProject(title: "Garden")
         #expect(throws: StoreError.self) { try store.addMessage(on: .project(id: other.id), text: "   ") }
         #expect(throws: StoreError.self) {
-            try store.addMessage(on: .project(id: other.id), text: String(repeating: "x", count: Message.maximumTextBytes + 1))
+            try store.addMessage(
+                on: .project(id: other.id), text: String(repeating: "x", count: Message.maximumTextBytes + 1))
         }
         #expect(throws: StoreError.self) { try store.addMessage(on: .item(id: tap.id), text: "gone") }
         for sql in [
@@ -132,8 +137,10 @@ import TestSupport
             (#"{"kind":"message","text":"hi"}"#, #"field "project" or "item" is missing"#),
             (#"{"kind":"message","project":"\#(home.id)","item":"\#(tap.id)","text":"hi"}"#, "not both"),
             (#"{"kind":"message","project":"\#(home.id)","text":" "}"#, "the message is empty"),
-            (#"{"kind":"message","item":"00000000-0000-4000-8000-000000000000","text":"hi"}"#,
-             "neither in the file nor in the store"),
+            (
+                #"{"kind":"message","item":"00000000-0000-4000-8000-000000000000","text":"hi"}"#,
+                "neither in the file nor in the store"
+            ),
             (#"{"kind":"message","project":"\#(home.id)","text":"hi","title":"x"}"#, #"unknown field "title""#),
         ] {
             do {

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
+
 @testable import TrackerStore
 
 /// The reads every search makes (the last change, a page of items with their projects and of projects) go through
@@ -59,7 +60,10 @@ import TestSupport
         try store.updateProject(id: garden, ProjectChanges(title: "Renamed"))
         let after = try #require(store.searchReads.entities(items: [ids[0]], projects: [garden]))
         #expect(after[.project]?[garden]?.title == "Renamed")
-        guard case .item(_, let project) = after[.item]?[ids[0]] else { Issue.record("no item"); return }
+        guard case .item(_, let project) = after[.item]?[ids[0]] else {
+            Issue.record("no item")
+            return
+        }
         #expect(project.title == "Renamed")
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
 import TrackerStore
 
 @Suite struct StoreTests {
@@ -12,7 +12,9 @@ import TrackerStore
     /// The change log as (entity, op) pairs, oldest first.
     func log(_ path: String) throws -> [String] {
         try DatabaseQueue(path: path).read { db in
-            try Row.fetchAll(db, sql: "SELECT entity, op FROM change_log ORDER BY seq").map { "\($0["entity"] as String) \($0["op"] as String)" }
+            try Row.fetchAll(db, sql: "SELECT entity, op FROM change_log ORDER BY seq").map {
+                "\($0["entity"] as String) \($0["op"] as String)"
+            }
         }
     }
 
@@ -32,9 +34,10 @@ import TrackerStore
         try store.updateItem(id: item.id, ItemChanges(isCompleted: true))
         try store.updateProject(id: project.id, ProjectChanges(title: "House"))
         try store.deleteItem(id: item.id)
-        #expect(try log(store.path) == [
-            "project insert", "item insert", "item update", "project update", "item delete",
-        ])
+        #expect(
+            try log(store.path) == [
+                "project insert", "item insert", "item update", "project update", "item delete",
+            ])
     }
 
     @Test func deletingAProjectDeletesAndLogsItsItemsEvenWithForeignKeysOff() throws {
@@ -63,7 +66,8 @@ import TrackerStore
         let item = try store.addItem(projectID: project.id, title: "Old title")
         try DatabaseQueue(path: store.path).write { db in
             try db.execute(
-                sql: "UPDATE items SET title = 'New', modified_at = '1999-01-01T00:00:00Z' WHERE id = ?", arguments: [item.id])
+                sql: "UPDATE items SET title = 'New', modified_at = '1999-01-01T00:00:00Z' WHERE id = ?",
+                arguments: [item.id])
         }
         let updated = try #require(try store.read { try $0.item(id: item.id) })
         #expect(updated.title == "New")
@@ -86,7 +90,9 @@ import TrackerStore
             #expect(throws: DatabaseError.self, "\(sql)") { try raw.write { try $0.execute(sql: sql) } }
         }
         // Rows inserted by a plain client get a canonical UUID by default.
-        try raw.write { try $0.execute(sql: "INSERT INTO items (project_id, title) VALUES ('\(project.id)', 'from sqlite3')") }
+        try raw.write {
+            try $0.execute(sql: "INSERT INTO items (project_id, title) VALUES ('\(project.id)', 'from sqlite3')")
+        }
         let id = try raw.read { try String.fetchOne($0, sql: "SELECT id FROM items")! }
         #expect(TrackerURI.isCanonicalUUID(id))
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Xapian
 
 @Suite struct XapianBridgeTests {
@@ -45,7 +45,8 @@ import Xapian
             try writer.commit()
             try writer.close()
         }
-        try WritableDatabase.compact(from: [directory.file("one"), directory.file("two")], to: directory.file("merged"))
+        try WritableDatabase.compact(
+            from: [directory.file("one"), directory.file("two")], to: directory.file("merged"))
 
         let merged = try Database(path: directory.file("merged"))
         #expect(try merged.documentCount() == 4)
@@ -67,7 +68,9 @@ import Xapian
         options.facetSlots = [7]
         let found = try both.match(parser.parse("leaking"), options: options)
         #expect(found.hits.map { "\($0.text)@\($0.shard)" } == ["one-0@0", "two-0@1"])
-        let counts = found.facets[7, default: []].map { "\(String(decoding: $0.value, as: UTF8.self))@\($0.shard)=\($0.count)" }
+        let counts = found.facets[7, default: []].map {
+            "\(String(decoding: $0.value, as: UTF8.self))@\($0.shard)=\($0.count)"
+        }
         #expect(Set(counts) == ["one-0@0=1", "two-0@1=1"])
         #expect(throws: XapianError.self) { try WritableDatabase.compact(from: [], to: directory.file("none")) }
     }

@@ -112,7 +112,8 @@ func textBytes(_ store: TrackerStore) throws -> Int {
 /// Importing the corpus's JSON Lines into a new store (parse, validate, insert, log).
 func importBenchmark(_ corpus: Corpus) {
     let items = metric("items/s", larger: true)
-    Benchmark("Import \(corpus)", configuration: .init(metrics: [.wallClock, .peakMemoryResident, items])) { benchmark in
+    Benchmark("Import \(corpus)", configuration: .init(metrics: [.wallClock, .peakMemoryResident, items])) {
+        benchmark in
         let data = try corpus.jsonLines()
         let directory = NSTemporaryDirectory() + "spotlite-import-\(getpid())"
         try? FileManager.default.removeItem(atPath: directory)
@@ -130,7 +131,8 @@ func importBenchmark(_ corpus: Corpus) {
 
 /// Applying 1,000 mixed changes (edits, completions, inserts, deletes) from the change log.
 func catchUpBenchmark() {
-    Benchmark("Catch-up 1,000 mixed changes (synthetic 10k)", configuration: .init(maxIterations: short ? 3 : 10)) { benchmark in
+    Benchmark("Catch-up 1,000 mixed changes (synthetic 10k)", configuration: .init(maxIterations: short ? 3 : 10)) {
+        benchmark in
         let fixture = try Fixture.prepared(.synthetic(10_000)).scratchCopy()
         defer { fixture.remove() }
         let store = try fixture.openStore()
@@ -411,7 +413,9 @@ func searchBenchmarks(_ corpus: Corpus) {
                 oneShot, Int(try microseconds { blackHole(try rig.indexer.search(text, options: options).hits.count) }))
             if let fts5 = kind.fts5 {
                 let query = fts5(words)
-                let elapsed = try microseconds { blackHole(try rig.fts5.search(query.match, extra: query.extra, orderBy: query.order)) }
+                let elapsed = try microseconds {
+                    blackHole(try rig.fts5.search(query.match, extra: query.extra, orderBy: query.order))
+                }
                 benchmark.measurement(fts5Time, Int(elapsed))
                 benchmark.measurement(versusFTS5, percent(spotlite, of: elapsed))
             }
@@ -431,7 +435,9 @@ func searchBenchmarks(_ corpus: Corpus) {
 func manyStoresBenchmarks() {
     let oneStore = metric("one 30k store µs")
     let versusOne = metric("3 stores/1 store %")
-    let kinds = QueryKind.all.filter { short ? $0.name == "word" : ["word", "two-word AND", "OR", "phrase"].contains($0.name) }
+    let kinds = QueryKind.all.filter {
+        short ? $0.name == "word" : ["word", "two-word AND", "OR", "phrase"].contains($0.name)
+    }
     for kind in kinds {
         Benchmark(
             "Search \(kind.name) across 3 stores (3 × synthetic 10k) vs one 30k store",

@@ -20,9 +20,11 @@ public struct DictionaryCorpus: Sendable {
     /// The dictionary's words in file order (ranked by it for Zipf's law); throws if the file is missing.
     static func words() throws -> [String] {
         guard let text = try? String(contentsOfFile: dictionaryPath, encoding: .utf8) else {
-            throw CocoaError(.fileReadNoSuchFile, userInfo: [
-                NSLocalizedDescriptionKey: "\(dictionaryPath) is missing: install Debian's wamerican (make deps)"
-            ])
+            throw CocoaError(
+                .fileReadNoSuchFile,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "\(dictionaryPath) is missing: install Debian's wamerican (make deps)"
+                ])
         }
         return text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
@@ -61,7 +63,8 @@ public struct DictionaryCorpus: Sendable {
         }
         for number in 0..<items {
             let project = SyntheticCorpus.uuid(3, Int(random.next() % UInt64(projects)), seed: seed)
-            out += "{\"kind\":\"item\",\"id\":\"\(SyntheticCorpus.uuid(4, number, seed: seed))\",\"project\":\"\(project)\","
+            out +=
+                "{\"kind\":\"item\",\"id\":\"\(SyntheticCorpus.uuid(4, number, seed: seed))\",\"project\":\"\(project)\","
             out += "\"title\":\"\(text(4...8))\",\"detail\":\"\(text(40...80))\",\"priority\":\(1 + random.next() % 3),"
             out += "\"completed\":false,\"created\":\"2024-01-01T00:00:00Z\"}\n"
         }

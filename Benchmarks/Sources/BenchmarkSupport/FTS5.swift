@@ -18,10 +18,11 @@ public final class FTS5 {
     public func rebuild() throws -> Int {
         try queue.write { db in
             try db.execute(sql: "DROP TABLE IF EXISTS bench_fts")
-            try db.execute(sql: """
-                CREATE VIRTUAL TABLE bench_fts USING fts5(
-                    title, detail, content='items', content_rowid='rowid', tokenize='porter unicode61')
-                """)
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE bench_fts USING fts5(
+                        title, detail, content='items', content_rowid='rowid', tokenize='porter unicode61')
+                    """)
             try db.execute(sql: "INSERT INTO bench_fts(bench_fts) VALUES ('rebuild')")
             return try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
         }
@@ -29,7 +30,8 @@ public final class FTS5 {
 
     /// The top `limit` item ids for an FTS5 query, by bm25 (title weighted 2), with `extra` SQL conditions on
     /// `items` and an optional order instead of relevance.
-    public func search(_ match: String, extra: String = "", orderBy: String? = nil, limit: Int = 20) throws -> [String] {
+    public func search(_ match: String, extra: String = "", orderBy: String? = nil, limit: Int = 20) throws -> [String]
+    {
         try queue.read { db in
             try String.fetchAll(
                 db,
@@ -45,18 +47,19 @@ public final class FTS5 {
     /// Makes the table follow `items` on every later write (FTS5's documented triggers for external content).
     public func followWrites() throws {
         try queue.write { db in
-            try db.execute(sql: """
-                CREATE TRIGGER IF NOT EXISTS bench_fts_insert AFTER INSERT ON items BEGIN
-                    INSERT INTO bench_fts(rowid, title, detail) VALUES (new.rowid, new.title, new.detail);
-                END;
-                CREATE TRIGGER IF NOT EXISTS bench_fts_delete AFTER DELETE ON items BEGIN
-                    INSERT INTO bench_fts(bench_fts, rowid, title, detail) VALUES ('delete', old.rowid, old.title, old.detail);
-                END;
-                CREATE TRIGGER IF NOT EXISTS bench_fts_update AFTER UPDATE OF title, detail ON items BEGIN
-                    INSERT INTO bench_fts(bench_fts, rowid, title, detail) VALUES ('delete', old.rowid, old.title, old.detail);
-                    INSERT INTO bench_fts(rowid, title, detail) VALUES (new.rowid, new.title, new.detail);
-                END;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER IF NOT EXISTS bench_fts_insert AFTER INSERT ON items BEGIN
+                        INSERT INTO bench_fts(rowid, title, detail) VALUES (new.rowid, new.title, new.detail);
+                    END;
+                    CREATE TRIGGER IF NOT EXISTS bench_fts_delete AFTER DELETE ON items BEGIN
+                        INSERT INTO bench_fts(bench_fts, rowid, title, detail) VALUES ('delete', old.rowid, old.title, old.detail);
+                    END;
+                    CREATE TRIGGER IF NOT EXISTS bench_fts_update AFTER UPDATE OF title, detail ON items BEGIN
+                        INSERT INTO bench_fts(bench_fts, rowid, title, detail) VALUES ('delete', old.rowid, old.title, old.detail);
+                        INSERT INTO bench_fts(rowid, title, detail) VALUES (new.rowid, new.title, new.detail);
+                    END;
+                    """)
         }
     }
 

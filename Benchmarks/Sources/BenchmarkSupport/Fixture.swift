@@ -65,7 +65,8 @@ public struct Fixture: Sendable {
     }()
 
     static var cacheRoot: String {
-        let base = ProcessInfo.processInfo.environment["SPOTLITE_BENCH_DATA"] ?? NSTemporaryDirectory() + "spotlite-benchmarks"
+        let base =
+            ProcessInfo.processInfo.environment["SPOTLITE_BENCH_DATA"] ?? NSTemporaryDirectory() + "spotlite-benchmarks"
         return base + "/layout-\(SearchIndexLayout.version)"
     }
 
@@ -87,7 +88,8 @@ public struct Fixture: Sendable {
 
     /// A copy of the store and index in a fresh directory, for benchmarks that write.
     public func scratchCopy() throws -> Fixture {
-        let copy = Fixture(corpus: corpus, directory: Self.cacheRoot + "/scratch-\(getpid())-\(UUID().uuidString.prefix(6))")
+        let copy = Fixture(
+            corpus: corpus, directory: Self.cacheRoot + "/scratch-\(getpid())-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(atPath: copy.directory, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: storePath, toPath: copy.storePath)
         for suffix in ["-wal"] where FileManager.default.fileExists(atPath: storePath + suffix) {

@@ -18,7 +18,8 @@ public enum MixedChanges {
             let index = Int(random.next() % UInt64(items.count))
             switch random.next() % 20 {
             case 0..<10:
-                try store.updateItem(id: items[index], ItemChanges(title: (0..<6).map { _ in word() }.joined(separator: " ")))
+                try store.updateItem(
+                    id: items[index], ItemChanges(title: (0..<6).map { _ in word() }.joined(separator: " ")))
             case 10..<14:
                 try store.updateItem(id: items[index], ItemChanges(isCompleted: random.next() % 2 == 0))
             case 14..<17:

@@ -60,9 +60,13 @@ public enum RawXapian {
                 let domain = "XDOMtracker://\(storeUUID)/project/\(item.projectID)"
                 try check { cxapian_document_add_boolean_term(document, domain, domain.utf8.count, $0) }
                 try check { cxapian_term_generator_set_document(generator, document, $0) }
-                try check { cxapian_term_generator_index_text(generator, item.title, item.title.utf8.count, 2, "S", 1, $0) }
+                try check {
+                    cxapian_term_generator_index_text(generator, item.title, item.title.utf8.count, 2, "S", 1, $0)
+                }
                 cxapian_term_generator_increase_termpos(generator, 1)
-                try check { cxapian_term_generator_index_text(generator, item.detail, item.detail.utf8.count, 1, "", 0, $0) }
+                try check {
+                    cxapian_term_generator_index_text(generator, item.detail, item.detail.utf8.count, 1, "", 0, $0)
+                }
                 if let project {
                     let term = "XPT" + project.title.lowercased()
                     try check { cxapian_document_add_boolean_term(document, term, term.utf8.count, $0) }
@@ -141,7 +145,9 @@ public enum RawXapian {
         public func search(_ text: String, limit: UInt32 = 20) throws -> [String] {
             cxapian_query_parser_set_default_and(parser, true)
             var query: OpaquePointer?
-            try check { cxapian_query_parser_parse(parser, text, text.utf8.count, UInt32(CXAPIAN_QP_DEFAULT), &query, $0) }
+            try check {
+                cxapian_query_parser_parse(parser, text, text.utf8.count, UInt32(CXAPIAN_QP_DEFAULT), &query, $0)
+            }
             defer { cxapian_query_free(query) }
             var options = cxapian_enquire_options()
             options.max_items = limit

@@ -39,7 +39,8 @@ public struct RelevanceDevSet: Sendable {
 /// compound, as a person would type it).
 public enum TaskWords {
     /// A common English stop-word list (the NLTK/SMART core): function words only, no domain words.
-    public static let stopWords: Set<String> = Set("""
+    public static let stopWords: Set<String> = Set(
+        """
         a about above after again against all am an and any are as at be because been before being below between \
         both but by can could did do does doing down during each few for from further had has have having he her \
         here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not \
@@ -91,7 +92,8 @@ public final class RelevanceRun {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try TrackerStore.create(at: directory + "/tracker.sqlite")
-        _ = try store.importJSONLines(from: try ImportSource(path: try Self.decompressed(devSet.itemsPath, into: directory)))
+        _ = try store.importJSONLines(
+            from: try ImportSource(path: try Self.decompressed(devSet.itemsPath, into: directory)))
         indexer = StoreIndexer(store: store, indexPath: directory + "/index")
         try indexer.rebuild()
         session = SearchSession(indexer)
@@ -115,7 +117,8 @@ public final class RelevanceRun {
         options.request.limit = 12
         for query in devSet.queries {
             let outcome = try indexer.similar(
-                to: store.uri(.item, query.itemID), options: options, maxWords: maxWords, feedbackWeight: feedbackWeight)
+                to: store.uri(.item, query.itemID), options: options, maxWords: maxWords, feedbackWeight: feedbackWeight
+            )
             let items = outcome.hits.filter { if case .item = $0.entity { return true } else { return false } }
             scores.add(ranked: items.map(\.uri.entityID), relevant: query.duplicates)
             for hit in items.prefix(5) {

@@ -33,7 +33,9 @@ public struct SyntheticCorpus: Sendable {
     /// The vocabulary, most frequent first: pronounceable pseudo-words, so that stemming does real work.
     public static let vocabulary: [String] = {
         var random = SplitMix64(seed: 7)
-        let onsets = ["b", "c", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "st", "tr", "pl", "gr", "ch", "sh"]
+        let onsets = [
+            "b", "c", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "st", "tr", "pl", "gr", "ch", "sh",
+        ]
         let vowels = ["a", "e", "i", "o", "u", "ai", "ea", "ou"]
         let codas = ["", "n", "r", "s", "t", "l", "nd", "st", "ng", "ck"]
         let suffixes = ["", "", "", "s", "ed", "ing", "er", "ion", "ly"]
@@ -43,7 +45,8 @@ public struct SyntheticCorpus: Sendable {
             let syllables = 1 + Int(random.next() % 3)
             var word = ""
             for _ in 0..<syllables {
-                word += onsets.randomElement(using: &random)! + vowels.randomElement(using: &random)!
+                word +=
+                    onsets.randomElement(using: &random)! + vowels.randomElement(using: &random)!
                     + codas.randomElement(using: &random)!
             }
             word += suffixes.randomElement(using: &random)!
@@ -105,16 +108,19 @@ public struct SyntheticCorpus: Sendable {
         }
         for number in 0..<projects {
             let created = date(start + Int(random.next() % UInt64(span)))
-            out += "{\"kind\":\"project\",\"id\":\"\(Self.uuid(1, number, seed: seed))\",\"title\":\"\(Self.text(3, &random))\","
+            out +=
+                "{\"kind\":\"project\",\"id\":\"\(Self.uuid(1, number, seed: seed))\",\"title\":\"\(Self.text(3, &random))\","
             out += "\"detail\":\"\(Self.text(12, &random))\",\"created\":\"\(created)\"}\n"
         }
         for number in 0..<items {
             let project = Self.uuid(1, Int(random.next() % UInt64(projects)), seed: seed)
             let created = start + Int(random.next() % UInt64(span))
             out += "{\"kind\":\"item\",\"id\":\"\(Self.uuid(2, number, seed: seed))\",\"project\":\"\(project)\","
-            out += "\"title\":\"\(Self.text(Self.titleWords, &random))\",\"detail\":\"\(Self.text(Self.detailWords, &random))\","
+            out +=
+                "\"title\":\"\(Self.text(Self.titleWords, &random))\",\"detail\":\"\(Self.text(Self.detailWords, &random))\","
             out += "\"priority\":\(1 + random.next() % 3),\"completed\":\(random.next() % 5 == 0),"
-            out += "\"created\":\"\(date(created))\",\"modified\":\"\(date(created + Int(random.next() % 2_000_000)))\"}\n"
+            out +=
+                "\"created\":\"\(date(created))\",\"modified\":\"\(date(created + Int(random.next() % 2_000_000)))\"}\n"
         }
         return Data(out.utf8)
     }

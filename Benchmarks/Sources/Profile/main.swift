@@ -67,14 +67,18 @@ if which == "search" {
         times.append(try milliseconds { found += try session.search(text, options: options).hits.count } * 1_000)
         guard let fts5, let raw else { continue }
         _ = try oneShot.search(text, options: options)
-        if let query = kind.fts5?(queryWords) { _ = try fts5.search(query.match, extra: query.extra, orderBy: query.order) }
+        if let query = kind.fts5?(queryWords) {
+            _ = try fts5.search(query.match, extra: query.extra, orderBy: query.order)
+        }
         if let query = kind.xapian?(queryWords) { _ = try raw.search(query) }
     }
     try fts5?.drop()
     times.sort()
     let mean = times.reduce(0, +) / Double(count)
-    print(String(format: "%d %@ searches: mean %.0f µs, p50 %.0f, p99 %.0f; %d hits", count, kind.name, mean,
-                 times[count / 2], times[count * 99 / 100], found))
+    print(
+        String(
+            format: "%d %@ searches: mean %.0f µs, p50 %.0f, p99 %.0f; %d hits", count, kind.name, mean,
+            times[count / 2], times[count * 99 / 100], found))
     exit(0)
 }
 
@@ -99,8 +103,10 @@ if let files = FileManager.default.enumerator(atPath: scratch) {
         tables.append(String(format: "%@ %.1f", (name as NSString).lastPathComponent, Double(size) / 1e6))
     }
 }
-print(String(format: "%@ rebuild of %@: %.0f ms, %.0f items/s; index %.1f MB (%@)", which, corpus.description,
-             elapsed, Double(items) / elapsed * 1_000, Double(total) / 1e6, tables.sorted().joined(separator: ", ")))
+print(
+    String(
+        format: "%@ rebuild of %@: %.0f ms, %.0f items/s; index %.1f MB (%@)", which, corpus.description,
+        elapsed, Double(items) / elapsed * 1_000, Double(total) / 1e6, tables.sorted().joined(separator: ", ")))
 
 /// `profile search … compare`: per-query medians of Spotlite, FTS5 and raw Xapian, and the quartiles of the ratio.
 func compare(
@@ -127,20 +133,28 @@ func compare(
         guard seen.insert(text).inserted else { continue }
         var hits = 0
         let spotliteTime = try median { hits = try session.search(text, options: options).total }
-        let ftsTime = try kind.fts5.map { query in
-            try median { _ = try fts5.search(query(queryWords).match, extra: query(queryWords).extra, orderBy: query(queryWords).order) }
-        } ?? .nan
+        let ftsTime =
+            try kind.fts5.map { query in
+                try median {
+                    _ = try fts5.search(
+                        query(queryWords).match, extra: query(queryWords).extra, orderBy: query(queryWords).order)
+                }
+            } ?? .nan
         let xapianTime = try kind.xapian.map { query in try median { _ = try raw.search(query(queryWords)) } } ?? .nan
         rows.append((text, spotliteTime, ftsTime, xapianTime, hits))
     }
     rows.sort { $0.spotlite / $0.fts5 < $1.spotlite / $1.fts5 }
     print("query\tmatches\tspotlite µs\tfts5 µs\traw xapian µs\tspotlite/fts5")
     for row in rows {
-        print(String(format: "%@\t%d\t%.0f\t%.0f\t%.0f\t%.2f", row.text, row.hits, row.spotlite, row.fts5, row.xapian,
-                     row.spotlite / row.fts5))
+        print(
+            String(
+                format: "%@\t%d\t%.0f\t%.0f\t%.0f\t%.2f", row.text, row.hits, row.spotlite, row.fts5, row.xapian,
+                row.spotlite / row.fts5))
     }
     let ratios = rows.map { $0.spotlite / $0.fts5 }
     guard !ratios.isEmpty else { return }
-    print(String(format: "%d distinct queries; spotlite/fts5 p25 %.2f, p50 %.2f, p75 %.2f", ratios.count,
-                 ratios[ratios.count / 4], ratios[ratios.count / 2], ratios[ratios.count * 3 / 4]))
+    print(
+        String(
+            format: "%d distinct queries; spotlite/fts5 p25 %.2f, p50 %.2f, p75 %.2f", ratios.count,
+            ratios[ratios.count / 4], ratios[ratios.count / 2], ratios[ratios.count * 3 / 4]))
 }

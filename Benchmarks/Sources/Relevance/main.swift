@@ -11,7 +11,8 @@ let run = try RelevanceRun(devSet: try RelevanceDevSet.load())
 
 // SPOTLITE_RANKING=k1,b,titleBonus,titleMatch[,rescoreWindow] tries another ranking for the table's title-OR row.
 var ranking = SearchRanking.standard
-if let given = ProcessInfo.processInfo.environment["SPOTLITE_RANKING"]?.split(separator: ",").compactMap({ Double($0) }),
+if let given = ProcessInfo.processInfo.environment["SPOTLITE_RANKING"]?.split(separator: ",").compactMap({ Double($0) }
+),
     given.count == 4 || given.count == 5
 {
     ranking = SearchRanking(
@@ -24,27 +25,31 @@ func ratio(_ a: Double, _ b: Double) -> String { b == 0 ? "–" : String(format:
 print("GitBugs Hadoop dev set: \(run.devSet.queries.count) queries, title words joined with OR")
 print("| task | Spotlite R@10 | FTS5 R@10 | ratio | Spotlite MRR@10 | FTS5 MRR@10 | ratio |")
 print("|---|---|---|---|---|---|---|")
-print(String(
-    format: "| title OR | %.3f | %.3f | %@ | %.3f | %.3f | %@ |", spotlite.meanRecall, fts5.meanRecall,
-    ratio(spotlite.meanRecall, fts5.meanRecall), spotlite.meanReciprocalRank, fts5.meanReciprocalRank,
-    ratio(spotlite.meanReciprocalRank, fts5.meanReciprocalRank)))
+print(
+    String(
+        format: "| title OR | %.3f | %.3f | %@ | %.3f | %.3f | %@ |", spotlite.meanRecall, fts5.meanRecall,
+        ratio(spotlite.meanRecall, fts5.meanRecall), spotlite.meanReciprocalRank, fts5.meanReciprocalRank,
+        ratio(spotlite.meanReciprocalRank, fts5.meanReciprocalRank)))
 
 let similar = try run.spotliteSimilar()
 let fts5Similar = try run.fts5Similar()
-print(String(
-    format: "| similar (the bug's title and detail) | %.3f | %.3f | %@ | %.3f | %.3f | %@ |", similar.scores.meanRecall,
-    fts5Similar.meanRecall, ratio(similar.scores.meanRecall, fts5Similar.meanRecall),
-    similar.scores.meanReciprocalRank, fts5Similar.meanReciprocalRank,
-    ratio(similar.scores.meanReciprocalRank, fts5Similar.meanReciprocalRank)))
+print(
+    String(
+        format: "| similar (the bug's title and detail) | %.3f | %.3f | %@ | %.3f | %.3f | %@ |",
+        similar.scores.meanRecall,
+        fts5Similar.meanRecall, ratio(similar.scores.meanRecall, fts5Similar.meanRecall),
+        similar.scores.meanReciprocalRank, fts5Similar.meanReciprocalRank,
+        ratio(similar.scores.meanReciprocalRank, fts5Similar.meanReciprocalRank)))
 
 for count in [2, 3] {
     let short = try run.spotliteFirstWords(count)
     let fts5Short = try run.fts5FirstWords(count)
-    print(String(
-        format: "| the title's first %d words (all must match) | %.3f | %.3f | %@ | %.3f | %.3f | %@ |", count,
-        short.meanRecall, fts5Short.meanRecall, ratio(short.meanRecall, fts5Short.meanRecall),
-        short.meanReciprocalRank, fts5Short.meanReciprocalRank,
-        ratio(short.meanReciprocalRank, fts5Short.meanReciprocalRank)))
+    print(
+        String(
+            format: "| the title's first %d words (all must match) | %.3f | %.3f | %@ | %.3f | %.3f | %@ |", count,
+            short.meanRecall, fts5Short.meanRecall, ratio(short.meanRecall, fts5Short.meanRecall),
+            short.meanReciprocalRank, fts5Short.meanReciprocalRank,
+            ratio(short.meanReciprocalRank, fts5Short.meanReciprocalRank)))
 }
 
 // The --check-duplicates threshold: how often a top-5 similar hit at or above a likeness is a known duplicate.
@@ -56,8 +61,9 @@ for threshold in stride(from: 0.3, through: 0.9, by: 0.1) {
     let below = similar.likeness.filter { $0.likeness < threshold }
     func share(_ hits: [(likeness: Double, duplicate: Bool)]) -> String {
         let duplicates = hits.filter(\.duplicate).count
-        return String(format: "%d of %d (%.0f%%)", duplicates, hits.count,
-                      hits.isEmpty ? 0 : 100 * Double(duplicates) / Double(hits.count))
+        return String(
+            format: "%d of %d (%.0f%%)", duplicates, hits.count,
+            hits.isEmpty ? 0 : 100 * Double(duplicates) / Double(hits.count))
     }
     print(String(format: "| %.1f | %@ | %@ |", threshold, share(above), share(below)))
 }

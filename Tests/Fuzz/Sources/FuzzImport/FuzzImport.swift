@@ -7,7 +7,8 @@ import TrackerStore
 public func fuzzImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Data(bytes: data, count: size)
     do {
-        let records = try JSONLines.parse(bytes, now: "2024-01-01T00:00:00Z", makeID: { "11111111-1111-4111-8111-111111111111" })
+        let records = try JSONLines.parse(
+            bytes, now: "2024-01-01T00:00:00Z", makeID: { "11111111-1111-4111-8111-111111111111" })
         for (_, record) in records {
             let times: [String]
             switch record {

@@ -6,14 +6,16 @@ nonisolated(unsafe) let reader: SearchReader = {
     let path = NSTemporaryDirectory() + "spotlite-fuzz-\(getpid())"
     do {
         let index = try SearchableIndex(path: path)
-        try index.indexSearchableItems((0..<30).map { number in
-            SearchableItem(
-                uniqueIdentifier: "tracker://s/item/\(number)", domainIdentifier: "tracker://s/project/\(number % 3)",
-                attributeSet: SearchableItemAttributeSet(
-                    title: "fix leak \(number) café", contentDescription: "the tap leaks near the boiler \(number)",
-                    containerTitle: "Project \(number % 3)", priority: number % 3 + 1, isCompleted: number % 2 == 0,
-                    createdAt: 1_700_000_000 + Int64(number) * 86_400, modifiedAt: 1_700_000_000))
-        })
+        try index.indexSearchableItems(
+            (0..<30).map { number in
+                SearchableItem(
+                    uniqueIdentifier: "tracker://s/item/\(number)",
+                    domainIdentifier: "tracker://s/project/\(number % 3)",
+                    attributeSet: SearchableItemAttributeSet(
+                        title: "fix leak \(number) café", contentDescription: "the tap leaks near the boiler \(number)",
+                        containerTitle: "Project \(number % 3)", priority: number % 3 + 1, isCompleted: number % 2 == 0,
+                        createdAt: 1_700_000_000 + Int64(number) * 86_400, modifiedAt: 1_700_000_000))
+            })
         try index.close()
         return try SearchReader(path: path)
     } catch {
