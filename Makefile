@@ -34,8 +34,8 @@ format:
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format --recursive $(SWIFT_SOURCES)
 
-# -static-stdlib: the Swift runtime and Foundation linked in halve process start (16.7 → 8.3 ms median on
-# this 2-core machine), which every command pays, for a 90 MB binary instead of 20 MB.
+# -static-stdlib: the Swift runtime and Foundation linked in halve process start, which every command pays, for a
+# larger binary (docs/decisions/0008-process-start.md).
 build: deps
 	$(SWIFT) build -c release --product spotlite -Xswiftc -static-stdlib
 

@@ -3,7 +3,7 @@
 
 import PackageDescription
 
-// Layers, lowest first (see ../shared/ARCHITECTURE.md): CXapian → Xapian → SearchIndex; TrackerStore;
+// Layers, lowest first (see docs/architecture.md): CXapian → Xapian → SearchIndex; TrackerStore;
 // Indexer joins the two sides; SpotliteCLI is the command tree; spotlite is its one-line @main.
 let package = Package(
     name: "Spotlite",
@@ -85,8 +85,9 @@ let package = Package(
             ],
             exclude: ["Schemas"]  // the JSON schema of `search --format json`, checked by the tests
         ),
-        // Linked by lld with packed relative relocations (DT_RELR, glibc 2.36): the loader applies 113,000
-        // relocations of the static build from a 22 KB table instead of a 2.7 MB one, at every process start.
+        // Linked by lld with packed relative relocations (DT_RELR, glibc 2.36): the loader applies the static
+        // build's relocations from a table a hundredth of the size, at every process start
+        // (docs/decisions/0008-process-start.md).
         .executableTarget(
             name: "spotlite",
             dependencies: ["SpotliteCLI"],

@@ -4,7 +4,7 @@
 import PackageDescription
 
 // Spotlite's benchmarks, a package of their own so that the main package never builds ordo-one/benchmark.
-// `make bench` (or `swift package --package-path Benchmarks benchmark`) runs them; see the README.
+// `make bench` (or `swift package --package-path Benchmarks benchmark`) runs them; see docs/performance.md.
 let package = Package(
     name: "SpotliteBenchmarks",
     platforms: [.macOS(.v13)],
@@ -25,7 +25,7 @@ let package = Package(
             ],
             path: "Sources/BenchmarkSupport"
         ),
-        // One rebuild or a run of searches, for callgrind and quick timings (see the README's Benchmarks section).
+        // One rebuild or a run of searches, for callgrind and quick timings (see docs/performance.md).
         .executableTarget(name: "profile", dependencies: ["BenchmarkSupport"], path: "Sources/Profile"),
         // The relevance harness on the GitBugs dev set, Spotlite next to FTS5 (`make relevance`).
         .executableTarget(name: "relevance", dependencies: ["BenchmarkSupport"], path: "Sources/Relevance"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the tests need beyond the build (make test runs it): Debian's chromium (the search page in a real browser),
-# xdg-utils (xdg-open of tracker:// links), curl and jq (the README's API examples), and Playwright from PyPI,
+# xdg-utils (xdg-open of tracker:// links), curl and jq (the API examples of docs/service.md), and Playwright from PyPI,
 # which drives that chromium (no browser of its own is downloaded). Installs only what is missing.
 set -euo pipefail
 "$(dirname "$0")/install-deps.sh" chromium xdg-utils curl jq

@@ -40,9 +40,9 @@ struct cxapian_term_generator {
 namespace cxapian {
 
 /// The block size of the databases made here (Xapian's default is 8 KiB). Each B-tree entry of a posting list,
-/// position list or term list carries a few bytes of its own, and an index of short documents has millions: with
-/// 16 KiB blocks a compacted index was 1.1 % smaller (dictionary Zipf corpus, 100k items: 243.8 → 241.1 MB; 64 KiB:
-/// 239.3 MB, with four times the bytes read per block visited).
+/// position list or term list carries a few bytes of its own, and an index of short documents has millions: 16 KiB
+/// blocks make a compacted index smaller; 64 KiB ones, a little smaller still, read four times the bytes per block
+/// visited (docs/decisions/0005-index-size.md).
 constexpr unsigned block_size = 16384;
 
 }  // namespace cxapian
@@ -131,8 +131,7 @@ struct cxapian_mset {
     }
 
     /// The document of a hit. A hit is a document of `database` at this revision, so it is opened as valid: Xapian
-    /// does not read its length first to check that it exists (4 % of a two-word search at 100k items, `profile
-    /// search 100000 1500 two-word`).
+    /// does not read its length first to check that it exists (a visible part of a two-word search).
     Xapian::Document document(Xapian::docid did) const { return database.get_document(did, Xapian::DOC_ASSUME_VALID); }
 
     /// The match set whose query's terms a snippet highlights: for the parsed query, a weightless match of no
@@ -1236,8 +1235,8 @@ void match_rescored(const Xapian::Database &database, const cxapian::FieldedQuer
 /// The page of a sort by one value slot, from the slot's table (cxapian::SlotValues::by_value()): the documents in
 /// the sort's order, a batch at a time, each batch filtered by the query, until the page is full; the counts from a
 /// match that weighs nothing and stops where a relevance search's would (check_at_least). A sort in the match reads
-/// the key of every match and compares it (at 100k items a common word's 20,000 matches: 60 % of a search sorted by
-/// `modified`); a query that matches a fifth of the documents fills a page of 20 from about the first 100 of the order.
+/// the key of every match and compares it (most of a common word's search sorted by `modified`); a query that
+/// matches a fifth of the documents fills a page of 20 from about the first 100 of the order.
 ///
 /// False, nothing done but the counts, where the walk would check more documents than the query matches (needed ×
 /// documents / matches against matches): a sort in the match costs less there; and when the table has no order yet
@@ -1320,7 +1319,7 @@ bool page_by_table(const Xapian::Database &database, const Xapian::Query &query,
 /// page_by_table()), then its hits alone under the whole query, for their scores.
 ///
 /// A sort by value puts weights to no use in the order: what the values leave tied goes by docid (Xapian's
-/// VAL_REL, with every weight 0), as the README promises. Xapian 1.4 still asks for the weight of every match, and
+/// VAL_REL, with every weight 0), as docs/query-language.md promises. Xapian 1.4 still asks for the weight of every match, and
 /// the fielded ranking's posting sources work for it: at 100k items, a common word sorted by `modified` spent
 /// about half its time weighing its 20,000 matches (perf of `profile search 100000 400 sorted`). The parsed query
 /// matches what its fielded rewrite matches (the rewrite changes weights, and its bonus and title similarity are
@@ -1459,8 +1458,7 @@ bool cxapian_enquire(cxapian_database *database, const cxapian_query *query, con
     const cxapian::FieldedBM25Weight weight(ranking.k1, ranking.b);
     const bool by_relevance = options->sort_key_count == 0 || options->by_relevance_first;
     // Only a bonus is worth deferring: it checks positions for every match holding all the words. The title
-    // similarity alone costs less inline than weighing the window a second time (measured at 100k items: a word
-    // with a filter 0.95 ms inline, 1.17 ms rescored).
+    // similarity alone costs less inline than weighing the window a second time.
     const bool extras = !fielded.bonus.empty();
     // A page far past the window is rare (and rescoring it would weigh every match anyway): the whole query then.
     const uint64_t page_end = uint64_t(options->first) + options->max_items;

@@ -157,7 +157,7 @@ class SharedTables {
 /// searches until the revision moves on; safe to use from several threads.
 ///
 /// A table is made on the second search at a revision that asks for it, not the first: reading a whole value slot or
-/// length list costs several searches' worth of seeks (1.5–2 ms at 100k items), which a reader that searches once,
+/// length list costs several searches' worth of seeks, which a reader that searches once,
 /// or whose index moves on after each search, would pay for nothing. A table another reader of the same database has
 /// made at that revision (SharedTables) is used at once, made by neither.
 template <typename Table> class RevisionTableCache {
@@ -479,8 +479,8 @@ std::vector<double> weigh_title_match(const Xapian::Database &database,
 /// by FieldedBM25Weight for a detail phrase (what BonusPhrase::detail_weight adds up) and by its title_weight for
 /// a title phrase. Xapian's phrase reads positions through its posting lists, which keep their place in the
 /// position table from one document to the next; each Database::positionlist_begin() is a B-tree look-up of its
-/// own, a block read. Per two-word search at 100k items: 25 block reads for the bonus, against 77 when this read
-/// the posting lists and then the positions itself (`strace -k -e pread64`), 4–5 % of the search's time.
+/// own, a block read: reading the posting lists and then the positions here took three times the block reads
+/// (docs/decisions/0003-phrase-bonus-window.md).
 void weigh_phrase_bonus(const Xapian::Database &database, const std::vector<BonusPhrase> &phrases,
                         const std::vector<Xapian::docid> &documents, const FieldedRanking &ranking,
                         std::vector<Xapian::docid> &matched, std::vector<double> &weights);

@@ -34,7 +34,7 @@ std::shared_ptr<const SlotValues> SlotValues::read(const Xapian::Database &datab
 const std::vector<Xapian::docid> &SlotValues::by_value() const {
     std::call_once(order_once_, [this] {
         // Sorted as (the value's bytes zero-padded to 16, its length, docid), which is the order of (value, docid):
-        // integers compared, not strings (101,000 values: 18 ms as strings).
+        // integers compared, not strings, which is several times faster.
         struct Key {
             uint64_t high, low;
             uint32_t length;

@@ -23,8 +23,8 @@ namespace cxapian {
 
 /// One value slot of every document of a database at one revision, in one table: a long-lived reader's sort by that
 /// slot reads each match's key from memory instead of seeking through the value stream for it, and a value range on
-/// it checks a candidate's value there. At 100k items, a common word sorted by `modified` spent half of its match in
-/// those seeks (`profile search 100000 600 sorted`: p50 1.70 ms, 0.78 ms with keys that cost nothing).
+/// it checks a candidate's value there. A common word sorted by `modified` spent about half of its match in those
+/// seeks (docs/decisions/0006-reader-tables.md).
 class SlotValues {
   public:
     /// Values longer than this are not kept (a slot holding one gets no table): every key a table gives is a short
@@ -51,8 +51,8 @@ class SlotValues {
     /// first, as a sort by the slot puts them; made on the first call (a sort by the slot in a match needs no order;
     /// a range needs it to list its documents, a page sorted by the slot to walk the documents in its order).
     const std::vector<Xapian::docid> &by_value() const;
-    /// by_value() once it is worth making: nullptr on the first call, made on the second. An order costs 7 ms at
-    /// 100k items, which a reader whose index moves on after each search (the server's, under a busy writer) would
+    /// by_value() once it is worth making: nullptr on the first call, made on the second. An order costs several
+    /// searches' time, which a reader whose index moves on after each search (the server's, under a busy writer) would
     /// pay at every revision, as the tables themselves are made on a revision's second search (RevisionTableCache).
     const std::vector<Xapian::docid> *by_value_if_asked_again() const {
         if (ordered_.load(std::memory_order_acquire)) return &order_;
@@ -120,8 +120,7 @@ struct ValueRangeLeaf {
 
 /// The documents whose value in a slot lies in a range, from the slot's SlotValues table: the documents Xapian's
 /// value range matches, with no weight, as its range does. Xapian checks a candidate by moving the slot's value stream
-/// to it, decoding the values between (at 100k items, a mid-frequency word in a year: 0.76 ms p50, 0.41 read here);
-/// this looks the value up. Walked (when the range is the rarest part of an AND, or alone), it lists its documents
+/// to it, decoding the values between; this looks the value up (docs/decisions/0006-reader-tables.md). Walked (when the range is the rarest part of an AND, or alone), it lists its documents
 /// from the table's order.
 class SlotRangeSource : public Xapian::PostingSource {
   public:

@@ -3,8 +3,8 @@
 // Xapian's term generator (STEM_SOME) writes each word of a field twice: the word itself ("leak", positional: phrases,
 // capitalised and wildcard queries search it) and "Z" + its stem ("Zleak", which a query's lowercase word searches; a
 // title's are "ZS" + stem). Where the word is its own stem and the field holds no other form of it ("leaks",
-// "leaking"), the stem term repeats the word's term exactly: the same document, the same wdf. That is most stem terms
-// (41 % of the dictionary corpus's, 71 % of the Debian changelogs'), and stem terms were a sixth of the index.
+// "leaking"), the stem term repeats the word's term exactly: the same document, the same wdf. That is many stem
+// terms, and stem terms were a large share of the index (docs/decisions/0005-index-size.md).
 //
 // So an index may leave them out (the writer: StemTerms::prune), and a query then reads a stem's documents as the
 // union of the stem term and the word's term (StemTerms::Class): disjoint but for the documents holding the word and

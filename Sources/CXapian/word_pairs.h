@@ -2,8 +2,8 @@
 // than checked position by position (internal to CXapian).
 //
 // Xapian checks an exact phrase by reading the positions of each of its terms in every document holding all of
-// them. For two common words that is most of the index: at 100k items, "chobilion noundsangly" (894 matches) had
-// some 26,000 candidates, each a position look-up per word, and took 8.5 ms (FTS5 7.7 ms). Search engines answer
+// them. For two common words that is most of the index: tens of thousands of candidates at 100k items, each a
+// position look-up per word (docs/decisions/0004-common-word-pairs.md). Search engines answer
 // such phrases from pairs indexed as terms of their own ("common grams": Lucene's CommonGramsFilter, the
 // HathiTrust full-text search): a phrase's pair term has the phrase's documents and no others.
 //

@@ -8,8 +8,8 @@ extension StoreIndexer {
         /// Databases built side by side, one writer thread each, fed by one reader of the store, then merged by
         /// Xapian's compaction. A single Xapian writer keeps one core busy; this keeps them all busy.
         public var shards: Int
-        /// Whether the result is compacted (always, when there is more than one shard). A compacted index is
-        /// about 40 % smaller and its posting lists are read faster; compaction costs about 5 % of a rebuild.
+        /// Whether the result is compacted (always, when there is more than one shard). A compacted index is much
+        /// smaller and its posting lists are read faster, for a small part of a rebuild's time.
         public var compacted: Bool
         public init(shards: Int = RebuildOptions.defaultShards, compacted: Bool = true) {
             self.shards = max(1, shards)

@@ -6,7 +6,7 @@ import TrackerStore
 public struct SearchOptions: Sendable {
     /// The query language.
     public enum Syntax: Sendable {
-        /// Spotlite's own (README "Query syntax").
+        /// Spotlite's own (docs/query-language.md).
         case spotlite
         /// Core Spotlight's `CSSearchQuery` strings.
         case spotlight
@@ -394,8 +394,8 @@ extension StoreIndexer {
         return ranges
     }
 
-    /// ``correctableWordRanges(_:)`` of an ASCII text, from its bytes: walking its characters took a search of one
-    /// rare phrase 2 µs of 52.
+    /// ``correctableWordRanges(_:)`` of an ASCII text, from its bytes: walking its characters was a visible part of
+    /// a rare phrase's search.
     static func asciiCorrectableWordRanges(_ text: String) -> [Range<String.Index>] {
         let bytes = text.utf8
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }

@@ -92,11 +92,10 @@ public final class StoreIndexer: Sendable {
     /// of a catch-up, and after each run of rows a rebuild reads.
     public typealias Progress = (IndexProgress) -> Void
 
-    /// A backlog of at least this share of the store's rows is applied by a rebuild instead (with the atomic swap):
-    /// on the Debian corpus (2 cores) a catch-up takes 0.35–0.48 ms a document and a rebuild 0.33 ms a row, and
-    /// a catch-up of most of the store leaves an index about 2.5 times the size of a rebuilt one (79 MB vs 31 MB
-    /// after importing the corpus into a small store), so from half the store on, the rebuild is the quicker and
-    /// the better of the two.
+    /// A backlog of at least this share of the store's rows is applied by a rebuild instead (with the atomic swap): a
+    /// catch-up costs more a document than a rebuild a row, and a catch-up of most of the store leaves an index
+    /// several times the size of a rebuilt, compacted one, so from half the store on, the rebuild is the quicker and
+    /// the better of the two (docs/performance.md, "bulk catch-up").
     public static let rebuildShare = 0.5
     /// Backlogs smaller than this are always caught up: a second's work or less.
     public static let minimumRebuildBacklog = 1_000

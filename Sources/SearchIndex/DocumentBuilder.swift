@@ -61,7 +61,7 @@ final class DocumentBuilder {
             try document.addValue(SortableNumber.encode(Double(priority)), slot: ValueSlot.priority)
         }
         // The project's own document only: a filter on the title finds the rest by the project's domain term (items
-        // writing their project's title were 0.8 % of an index; a rename then rewrote them all).
+        // writing their project's title made the index larger, and a rename rewrote them all).
         if attributes.kind == .project, !attributes.containerTitle.isEmpty {
             try document.addBooleanTerm(TermPrefix.containerTitleTerm(attributes.containerTitle))
         }

@@ -1,8 +1,9 @@
 /// How an index keeps unique and domain identifiers: short where it can, exactly as given otherwise.
 ///
 /// Every identifier of one store shares its base (`tracker://<store-uuid>/`), and the rest is a kind and a UUID.
-/// Written out, an identifier was three quarters of a document's boolean terms and values and 12 % of the index
-/// (Debian corpus); kept as the kind's letter and the UUID's 16 bytes it is a fifth of that. The base is written
+/// Written out, an identifier was most of a document's boolean terms and values and a large share of the index;
+/// kept as the kind's letter and the UUID's 16 bytes it is a fifth of that (docs/decisions/0005-index-size.md).
+/// The base is written
 /// once, in the index's metadata (``SearchIndexLayout/identifierBaseKey``), and a reader puts it back.
 ///
 /// - A term holds `~`, the kind's letter and the UUID in base64url: `Q~iCd9rM0DtTdqAn6qBl5SHmg` (24 bytes).

@@ -3,7 +3,7 @@ import Xapian
 
 /// Parses Spotlite query strings into Xapian queries.
 ///
-/// Syntax (README "Query syntax"): words (all must match, stemmed), `"phrases"`, `AND`/`OR`/`NOT`, parentheses,
+/// Syntax (docs/query-language.md): words (all must match, stemmed), `"phrases"`, `AND`/`OR`/`NOT`, parentheses,
 /// `+word`/`-word`, `word*` wildcards, `title:`, `detail:`, `project:<title or URI>`, `is:open|completed|closed`,
 /// `kind:item|project|message`, `author:NAME`, `priority:N`, `priority:2..3`, `priority:>=2`, `created:`/`modified:` dates
 /// (see ``DateFilter``). Any filter can be negated with `-` or `NOT`.

@@ -5,8 +5,8 @@ import Xapian
 /// For each query word: BM25 over the item's text, the title counting as one more occurrence of a word it holds (its
 /// length normalised against the average detail); plus a bonus of ``titleBonus`` × the word's idf when the word is
 /// in the title, one idf per word from the documents holding it in either field; and ``titleMatch`` × the
-/// idf-weighted overlap (Jaccard) of the query's words and the title's. Chosen on the GitBugs dev set (README
-/// "Ranking") for reasons that carry over to other trackers:
+/// idf-weighted overlap (Jaccard) of the query's words and the title's. Chosen on the GitBugs dev set (docs/ranking.md)
+/// for reasons that carry over to other trackers:
 ///
 /// - the title is a field of its own, as FTS5's per-column bm25 and BM25F treat it: a long description does not
 ///   dilute its title, and a word's rarity is counted once per document, not once per field;
@@ -29,8 +29,8 @@ public struct SearchRanking: Sendable, Equatable {
     /// When a query has a phrase bonus (two to eight plain words), the bonus and the title similarity are weighed
     /// only for this many of the best matches without them (the page, if it reaches further), which are then ranked
     /// with them: a rescoring window, as search engines have (Elasticsearch's `rescore.window_size`). Checking
-    /// positions for every match that holds all the words was half of a two-word search's time (100k items: 1.82 ms
-    /// p50, 1.32 rescored, 1.01 since the window is ranked without a second match). On the dev set the rankings are
+    /// positions for every match that holds all the words was about half of a two-word search's time
+    /// (docs/decisions/0003-phrase-bonus-window.md). On the dev set the rankings are
     /// the same for windows of 20, 40, 50, 100 and every match (`make relevance`); pages within the window are cut
     /// from one ranking, so they join up, and an item in the window weighs what the whole query gives it. 0 weighs
     /// them for every match.
@@ -48,9 +48,9 @@ public struct SearchRanking: Sendable, Equatable {
     public static let similarWords = 32
     /// How much a word relevance feedback adds to a "more like this" query weighs next to a title word.
     public static let similarFeedbackWeight = 0.15
-    /// The likeness (a hit's score over the item's own) from which `similar` calls a hit a likely duplicate. On the
-    /// GitBugs dev set 25% of the top-5 hits at 0.5 or more are known duplicates, against 8% below it (the table
-    /// `relevance` prints); 0.6 is barely more precise (27%) and misses a third of those duplicates.
+    /// The likeness (a hit's score over the item's own) from which `similar` calls a hit a likely duplicate: on the
+    /// GitBugs dev set known duplicates are several times as frequent above it as below it (the table `make
+    /// relevance` prints), and a higher threshold misses many of them for little more precision (docs/ranking.md).
     public static let duplicateLikeness = 0.5
 
     public static let standard = SearchRanking(k1: 1.2, b: 0.75, titleBonus: 0.75, titleMatch: 2.0)

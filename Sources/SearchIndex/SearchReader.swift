@@ -118,7 +118,7 @@ public final class SearchReader {
 
     /// A metadata value as ``metadata(_:)`` reads it, read once per revision of the index: a search asks every time
     /// for the store the index belongs to, its layout and the last change it applied, to know that it is current
-    /// (a look-up each in the index's B-tree, 4 % of a rare phrase's search).
+    /// (a look-up each in the index's B-tree, a visible part of a rare phrase's search).
     public func revisionMetadata(_ key: String) throws(SearchIndexError) -> String {
         if revisionValues.moves == database.moves, let value = revisionValues.values[key] { return value }
         let value = try metadata(key)

@@ -57,7 +57,7 @@ public enum ValueSlot {
     /// The status (``statusValue(_:)``: one byte for `open`, `completed`, `closed`), for status facets.
     public static let status: UInt32 = 6
     /// The unique identifier (kept as ``IdentifierCoding/value(_:)``): hits read it from here (documents carry no
-    /// data; read from the `Q` term in the document's term list instead, a one-match phrase took 50 µs, not 43). Its
+    /// data; reading the `Q` term from the document's term list instead is slower for a short page). Its
     /// short form names no store, so a search across stores collapses on it: an item copied into two stores is one
     /// hit.
     public static let uniqueIdentifier: UInt32 = 7
@@ -131,8 +131,8 @@ extension TermPrefix {
 
     /// The boolean term for a container title: its ``TextNormalizer/titleKey(_:)`` if that is at most 11 bytes, else
     /// `#` and 11 characters of a 64-bit hash of it (base64url), so every item's term is at most 12 bytes after its
-    /// prefix: the term is only ever matched exactly, and titles written out in every item's term list were 3 % of
-    /// an index whose projects have long titles. A key of 11 bytes or fewer cannot pass for a hash, which has 12.
+    /// prefix: the term is only ever matched exactly, and long titles written out cost an index whose projects have
+    /// them a share of its size. A key of 11 bytes or fewer cannot pass for a hash, which has 12.
     public static func containerTitleTerm(_ title: String) -> String {
         let key = TextNormalizer.titleKey(title)
         guard key.utf8.count > 11 else { return containerTitle + key }

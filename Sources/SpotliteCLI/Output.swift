@@ -14,7 +14,7 @@ import TrackerStore
 /// unnoticed.
 ///
 /// Stdout is buffered and written with `write(2)`, checked: a full disk (`ENOSPC`), a closed descriptor or any
-/// other failure becomes one line on stderr and exit status 2 (README "Exit codes"), never a crash and never a
+/// other failure becomes one line on stderr and exit status 2 (docs/exit-codes-and-files.md), never a crash and never a
 /// silent success. A reader that goes away early (`| head`, `EPIPE`) is not an error: the command stops writing
 /// and ends quietly with the status it would have had.
 enum Output {

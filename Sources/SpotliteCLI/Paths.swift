@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where files live by default (README "Files"): the store under the XDG data directory, the derived index
+/// Where files live by default (docs/exit-codes-and-files.md): the store under the XDG data directory, the derived index
 /// under the XDG cache directory, one folder per store UUID.
 enum Paths {
     static func environment(_ name: String) -> String? {

@@ -25,7 +25,7 @@ public struct Spotlite: ParsableCommand {
 
     public init() {}
 
-    /// Parses the process arguments, runs the command, and exits with a documented status (README "Exit codes").
+    /// Parses the process arguments, runs the command, and exits with a documented status (docs/exit-codes-and-files.md).
     /// Errors become one line on stderr; nothing below prints a stack trace.
     public static func runAsMain(_ arguments: [String]? = nil) -> Never {
         Output.prepareStandardStreams()

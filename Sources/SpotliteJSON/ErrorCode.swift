@@ -2,7 +2,7 @@ import Indexer
 import SearchIndex
 import TrackerStore
 
-/// What went wrong, in the terms of the documented exit codes (README "Exit codes"; success is 0): the CLI exits
+/// What went wrong, in the terms of the documented exit codes (docs/exit-codes-and-files.md; success is 0): the CLI exits
 /// with it, the server answers with its HTTP status and names it in the problem document.
 public enum ErrorCode: Int32, Sendable, CaseIterable {
     /// `search` found nothing; `verify` found differences.

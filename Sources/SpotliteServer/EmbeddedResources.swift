@@ -4,987 +4,987 @@
 enum EmbeddedResources {
     /// The OpenAPI 3.1 description of the server's API, served at `/openapi.json`.
     static let openAPI = ##"""
-{
-  "openapi": "3.1.0",
-  "info": {
-    "title": "Spotlite",
-    "version": "1.0.0",
-    "description": "The API of `spotlite serve`: search a tracker store (projects, their items and messages) as `spotlite search` does, resolve `tracker://` links to their rows, and follow saved queries (subscriptions) as Server-Sent Events. Errors are RFC 9457 problem documents carrying the CLI's error code (README \"Exit codes\"). Every request must name the server by a host it answers as (an address, `localhost`, the `--listen` name or an `--allow-host` name; 421 otherwise). Request bodies are JSON, sent as `application/json` (415 otherwise). A request that changes the store, sent by a browser, must come from the server's own page or the `--cors` origin (403 otherwise). A server listening beyond loopback needs `Authorization: Bearer <token>` on every request but /healthz and the page's shell (`/`, `/assets/…`), or, for a browser, the session cookie `POST /v1/session` trades the token for; a state-changing request made with that cookie carries the session's `X-CSRF-Token`."
-  },
-  "servers": [{"url": "http://127.0.0.1:7700"}],
-  "components": {
-    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-    "schemas": {
-      "Problem": {
-        "type": "object",
-        "required": ["type", "title", "status", "detail"],
-        "properties": {
-          "type": {"type": "string", "description": "https://spotlite.invalid/problems/<code>"},
-          "title": {"type": "string"},
-          "status": {"type": "integer"},
-          "detail": {"type": "string", "description": "what went wrong, and what to do"},
-          "code": {"enum": ["no-results", "usage", "not-found", "foreign-store", "store", "index"]},
-          "exit_code": {"type": "integer", "description": "the exit status `spotlite` gives for the same failure"}
-        }
-      },
-      "ProjectReference": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["uri", "title"],
-        "properties": {"uri": {"type": "string"}, "title": {"type": "string"}}
-      },
-      "Hit": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": [
-          "uri",
-          "kind",
-          "title",
-          "project",
-          "priority",
-          "completed",
-          "created",
-          "modified",
-          "score",
-          "snippet",
-          "highlights"
-        ],
-        "properties": {
-          "uri": {"type": "string"},
-          "kind": {"enum": ["item", "project", "message"]},
-          "title": {"type": "string"},
-          "project": {"oneOf": [{"$ref": "#/components/schemas/ProjectReference"}, {"type": "null"}]},
-          "priority": {"type": ["integer", "null"], "minimum": 1, "maximum": 3},
-          "completed": {"type": "boolean"},
-          "created": {"type": "string"},
-          "modified": {"type": "string"},
-          "score": {"type": "number"},
-          "likeness": {"type": "number"},
-          "author": {"type": "string", "description": "messages only: who wrote it"},
-          "store": {"type": "string", "description": "with stores=…: the store whose copy this is"},
-          "also_in": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "with stores=…: the other stores holding the row"
+        {
+          "openapi": "3.1.0",
+          "info": {
+            "title": "Spotlite",
+            "version": "1.0.0",
+            "description": "The API of `spotlite serve`: search a tracker store (projects, their items and messages) as `spotlite search` does, resolve `tracker://` links to their rows, and follow saved queries (subscriptions) as Server-Sent Events. Errors are RFC 9457 problem documents carrying the CLI's error code (docs/exit-codes-and-files.md). Every request must name the server by a host it answers as (an address, `localhost`, the `--listen` name or an `--allow-host` name; 421 otherwise). Request bodies are JSON, sent as `application/json` (415 otherwise). A request that changes the store, sent by a browser, must come from the server's own page or the `--cors` origin (403 otherwise). A server listening beyond loopback needs `Authorization: Bearer <token>` on every request but /healthz and the page's shell (`/`, `/assets/…`), or, for a browser, the session cookie `POST /v1/session` trades the token for; a state-changing request made with that cookie carries the session's `X-CSRF-Token`."
           },
-          "item": {
-            "oneOf": [{"$ref": "#/components/schemas/ProjectReference"}, {"type": "null"}],
-            "description": "messages only: the item it is on (null: on the project)"
-          },
-          "snippet": {"type": ["string", "null"]},
-          "highlights": {"type": "array", "items": {"type": "string"}}
-        }
-      },
-      "SearchResults": {
-        "type": "object",
-        "description": "The document `spotlite search --format json` prints (schema spotlite.search/1).",
-        "additionalProperties": false,
-        "required": [
-          "schema",
-          "query",
-          "parsed_query",
-          "filters",
-          "total",
-          "total_is_exact",
-          "offset",
-          "limit",
-          "dropped",
-          "changes_behind",
-          "suggestion",
-          "searched_suggestion",
-          "facets",
-          "hits"
-        ],
-        "properties": {
-          "schema": {"const": "spotlite.search/1"},
-          "query": {"type": "string"},
-          "parsed_query": {"type": "string"},
-          "filters": {"type": "array", "items": {"type": "string"}},
-          "total": {"type": "integer", "minimum": 0},
-          "total_is_exact": {"type": "boolean"},
-          "offset": {"type": "integer", "minimum": 0},
-          "limit": {"type": "integer", "minimum": 1},
-          "dropped": {"type": "integer", "minimum": 0},
-          "changes_behind": {"type": ["integer", "null"]},
-          "suggestion": {"type": ["string", "null"]},
-          "searched_suggestion": {"type": "boolean"},
-          "project_suggestions": {
-            "type": "array",
-            "items": {
-              "type": "object",
-              "additionalProperties": false,
-              "required": ["typed", "titles"],
-              "properties": {"typed": {"type": "string"}, "titles": {"type": "array", "items": {"type": "string"}}}
-            }
-          },
-          "facets": {
-            "type": "object",
-            "additionalProperties": {
-              "type": "array",
-              "items": {
+          "servers": [{"url": "http://127.0.0.1:7700"}],
+          "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {
+              "Problem": {
+                "type": "object",
+                "required": ["type", "title", "status", "detail"],
+                "properties": {
+                  "type": {"type": "string", "description": "https://spotlite.invalid/problems/<code>"},
+                  "title": {"type": "string"},
+                  "status": {"type": "integer"},
+                  "detail": {"type": "string", "description": "what went wrong, and what to do"},
+                  "code": {"enum": ["no-results", "usage", "not-found", "foreign-store", "store", "index"]},
+                  "exit_code": {"type": "integer", "description": "the exit status `spotlite` gives for the same failure"}
+                }
+              },
+              "ProjectReference": {
                 "type": "object",
                 "additionalProperties": false,
-                "required": ["value", "label", "count"],
-                "properties": {
-                  "value": {"type": "string"},
-                  "label": {"type": "string"},
-                  "count": {"type": "integer", "minimum": 1}
-                }
-              }
-            }
-          },
-          "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}},
-          "failures": {
-            "type": "array",
-            "description": "with stores=…: the stores that could not answer",
-            "items": {
-              "type": "object",
-              "additionalProperties": false,
-              "required": ["store", "code", "message"],
-              "properties": {"store": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"}}
-            }
-          }
-        }
-      },
-      "Item": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": [
-          "uri",
-          "kind",
-          "id",
-          "title",
-          "detail",
-          "project",
-          "priority",
-          "completed",
-          "created",
-          "modified"
-        ],
-        "properties": {
-          "uri": {"type": "string"},
-          "kind": {"const": "item"},
-          "id": {"type": "string", "format": "uuid"},
-          "title": {"type": "string"},
-          "detail": {"type": "string"},
-          "project": {"$ref": "#/components/schemas/ProjectReference"},
-          "priority": {"type": "integer", "minimum": 1, "maximum": 3},
-          "completed": {"type": "boolean"},
-          "created": {"type": "string"},
-          "modified": {"type": "string"}
-        }
-      },
-      "Project": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["uri", "kind", "id", "title", "detail", "color", "closed", "created", "modified"],
-        "properties": {
-          "uri": {"type": "string"},
-          "kind": {"const": "project"},
-          "id": {"type": "string", "format": "uuid"},
-          "title": {"type": "string"},
-          "detail": {"type": "string"},
-          "color": {"type": "string"},
-          "closed": {"type": "boolean"},
-          "created": {"type": "string"},
-          "modified": {"type": "string"}
-        }
-      },
-      "Message": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["uri", "kind", "id", "author", "text", "project", "item", "created", "modified"],
-        "properties": {
-          "uri": {"type": "string"},
-          "kind": {"const": "message"},
-          "id": {"type": "string", "format": "uuid"},
-          "author": {"type": "string"},
-          "text": {"type": "string"},
-          "project": {"$ref": "#/components/schemas/ProjectReference"},
-          "item": {
-            "oneOf": [{"$ref": "#/components/schemas/ProjectReference"}, {"type": "null"}],
-            "description": "the item it is on; null for a message on the project"
-          },
-          "created": {"type": "string"},
-          "modified": {"type": "string"}
-        }
-      },
-      "ResolveFailure": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["uri", "error"],
-        "properties": {"uri": {"type": "string"}, "error": {"$ref": "#/components/schemas/Problem"}}
-      },
-      "Status": {
-        "type": "object",
-        "description": "What `spotlite status --format json` prints.",
-        "required": [
-          "store",
-          "store_uuid",
-          "index",
-          "projects",
-          "items",
-          "last_change",
-          "index_exists",
-          "indexed_documents",
-          "cursor",
-          "changes_behind",
-          "needs_rebuild",
-          "oldest_pending_seconds",
-          "writer_pid",
-          "watcher_pid",
-          "writer_state",
-          "index_problem"
-        ],
-        "properties": {
-          "store": {"type": "string"},
-          "store_uuid": {"type": "string"},
-          "index": {"type": "string"},
-          "projects": {"type": "integer"},
-          "items": {"type": "integer"},
-          "messages": {"type": "integer", "description": "messages on the projects and items"},
-          "last_change": {"type": "integer"},
-          "index_exists": {"type": "boolean"},
-          "indexed_documents": {"type": ["integer", "null"]},
-          "cursor": {"type": ["integer", "null"]},
-          "changes_behind": {"type": ["integer", "null"]},
-          "needs_rebuild": {"type": ["string", "null"]},
-          "oldest_pending_seconds": {"type": ["integer", "null"]},
-          "writer_pid": {"type": ["integer", "null"]},
-          "watcher_pid": {"type": ["integer", "null"]},
-          "writer_state": {"type": ["string", "null"]},
-          "index_problem": {"type": ["string", "null"]}
-        }
-      },
-      "Subscription": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["id", "query", "syntax", "position", "created"],
-        "properties": {
-          "id": {"type": "string"},
-          "query": {"type": "string"},
-          "syntax": {"enum": ["spotlite", "spotlight"]},
-          "position": {"type": "integer", "description": "the change-log position its results are at"},
-          "created": {"type": "string"}
-        }
-      }
-    },
-    "responses": {
-      "BadRequest": {
-        "description": "Bad input (a query that does not parse, an option out of range).",
-        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-      },
-      "Unauthorized": {
-        "description": "The server needs its token.",
-        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-      },
-      "NotFound": {
-        "description": "Nothing there (deleted, never there, or of another store).",
-        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-      },
-      "TooLarge": {
-        "description": "The request body or list is too large.",
-        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-      },
-      "TooMany": {
-        "description": "Too many requests or event streams at once.",
-        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-      },
-      "Unavailable": {
-        "description": "The store or index cannot serve now, or the search took too long.",
-        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-      },
-      "Forbidden": {
-        "description": "A state-changing request from another site's page (Origin, Sec-Fetch-Site), or made with the session cookie but without its X-CSRF-Token.",
-        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-      },
-      "Conflict": {
-        "description": "The store holds as many subscriptions, or subscribed rows, as the server allows (--max-subscriptions, --max-subscription-rows-total): delete one.",
-        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-      },
-      "UnsupportedMediaType": {
-        "description": "The body is not declared as application/json.",
-        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-      },
-      "Misdirected": {
-        "description": "The request names a host this server does not answer as (a name rebound to its address): nothing is read.",
-        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-      }
-    },
-    "parameters": {
-      "uuid": {
-        "name": "uuid",
-        "in": "path",
-        "required": true,
-        "schema": {"type": "string", "format": "uuid"},
-        "description": "the row's UUID"
-      },
-      "subscription": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
-    }
-  },
-  "security": [{}, {"bearer": []}],
-  "paths": {
-    "/healthz": {
-      "get": {
-        "summary": "Whether the server answers (no token needed).",
-        "security": [{}],
-        "responses": {
-          "200": {
-            "description": "It does.",
-            "content": {
-              "application/json": {
-                "schema": {"type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}}
-              }
-            }
-          },
-          "421": {"$ref": "#/components/responses/Misdirected"}
-        }
-      }
-    },
-    "/openapi.json": {
-      "get": {
-        "summary": "This document.",
-        "responses": {
-          "200": {
-            "description": "The OpenAPI document.",
-            "content": {"application/json": {"schema": {"type": "object"}}}
-          },
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"}
-        }
-      }
-    },
-    "/metrics": {
-      "get": {
-        "summary": "Prometheus metrics: requests, latency, event streams, index documents and lag.",
-        "responses": {
-          "200": {
-            "description": "Prometheus text format.",
-            "content": {"text/plain": {"schema": {"type": "string"}}}
-          },
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"}
-        }
-      }
-    },
-    "/v1/search": {
-      "get": {
-        "summary": "Search, as `spotlite search --format json`.",
-        "parameters": [
-          {
-            "name": "q",
-            "in": "query",
-            "required": true,
-            "schema": {"type": "string", "minLength": 1, "maxLength": 8192, "pattern": "\\S"},
-            "description": "the query (README \"Query syntax\"), at most 8 KiB"
-          },
-          {
-            "name": "limit",
-            "in": "query",
-            "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 20}
-          },
-          {
-            "name": "offset",
-            "in": "query",
-            "schema": {"type": "integer", "minimum": 0, "maximum": 1000000, "default": 0}
-          },
-          {
-            "name": "sort",
-            "in": "query",
-            "schema": {"enum": ["relevance", "created", "modified", "priority", "title"]}
-          },
-          {
-            "name": "reverse",
-            "in": "query",
-            "schema": {"type": "boolean"},
-            "description": "with a sort other than relevance"
-          },
-          {
-            "name": "facets",
-            "in": "query",
-            "schema": {"type": "string"},
-            "description": "comma-separated: project, priority, status, store"
-          },
-          {
-            "name": "partial",
-            "in": "query",
-            "schema": {"type": "boolean"},
-            "description": "the last word is a prefix (search as you type)"
-          },
-          {
-            "name": "correct",
-            "in": "query",
-            "schema": {"type": "boolean"},
-            "description": "search the spelling correction when there is one"
-          },
-          {
-            "name": "spotlight",
-            "in": "query",
-            "schema": {"type": "boolean"},
-            "description": "the query is a Core Spotlight query string"
-          },
-          {
-            "name": "stores",
-            "in": "query",
-            "schema": {"type": "string"},
-            "description": "all, or named stores separated by commas, among those the server was started with (`serve --stores`): searched as one index; 400 when it serves one store"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "The results.",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResults"}}}
-          },
-          "400": {"$ref": "#/components/responses/BadRequest"},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      }
-    },
-    "/v1/items/{uuid}": {
-      "get": {
-        "summary": "An item, as `spotlite resolve --format json`.",
-        "parameters": [{"$ref": "#/components/parameters/uuid"}],
-        "responses": {
-          "200": {
-            "description": "The item.",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Item"}}}
-          },
-          "400": {"$ref": "#/components/responses/BadRequest"},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "404": {"$ref": "#/components/responses/NotFound"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      }
-    },
-    "/v1/messages/{uuid}": {
-      "get": {
-        "summary": "A message on a project or an item, as `spotlite resolve --format json`.",
-        "parameters": [{"$ref": "#/components/parameters/uuid"}],
-        "responses": {
-          "200": {
-            "description": "The message, with its project and item.",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Message"}}}
-          },
-          "400": {"$ref": "#/components/responses/BadRequest"},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "404": {"$ref": "#/components/responses/NotFound"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      }
-    },
-    "/v1/projects/{uuid}": {
-      "get": {
-        "summary": "A project, as `spotlite resolve --format json`.",
-        "parameters": [{"$ref": "#/components/parameters/uuid"}],
-        "responses": {
-          "200": {
-            "description": "The project.",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Project"}}}
-          },
-          "400": {"$ref": "#/components/responses/BadRequest"},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "404": {"$ref": "#/components/responses/NotFound"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      }
-    },
-    "/v1/resolve": {
-      "post": {
-        "summary": "Resolve `tracker://` URIs to their rows, each URI's failure said on its own.",
-        "requestBody": {
-          "required": true,
-          "content": {
-            "application/json": {
-              "schema": {
+                "required": ["uri", "title"],
+                "properties": {"uri": {"type": "string"}, "title": {"type": "string"}}
+              },
+              "Hit": {
                 "type": "object",
-                "required": ["uris"],
-                "properties": {"uris": {"type": "array", "maxItems": 1000, "items": {"type": "string"}}}
-              }
-            }
-          }
-        },
-        "responses": {
-          "200": {
-            "description": "One result per URI, in order: the row, or what is wrong with the URI (malformed 400, not in the store 404, another store's 404 with code foreign-store).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "required": ["results"],
-                  "properties": {
-                    "results": {
+                "additionalProperties": false,
+                "required": [
+                  "uri",
+                  "kind",
+                  "title",
+                  "project",
+                  "priority",
+                  "completed",
+                  "created",
+                  "modified",
+                  "score",
+                  "snippet",
+                  "highlights"
+                ],
+                "properties": {
+                  "uri": {"type": "string"},
+                  "kind": {"enum": ["item", "project", "message"]},
+                  "title": {"type": "string"},
+                  "project": {"oneOf": [{"$ref": "#/components/schemas/ProjectReference"}, {"type": "null"}]},
+                  "priority": {"type": ["integer", "null"], "minimum": 1, "maximum": 3},
+                  "completed": {"type": "boolean"},
+                  "created": {"type": "string"},
+                  "modified": {"type": "string"},
+                  "score": {"type": "number"},
+                  "likeness": {"type": "number"},
+                  "author": {"type": "string", "description": "messages only: who wrote it"},
+                  "store": {"type": "string", "description": "with stores=…: the store whose copy this is"},
+                  "also_in": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "with stores=…: the other stores holding the row"
+                  },
+                  "item": {
+                    "oneOf": [{"$ref": "#/components/schemas/ProjectReference"}, {"type": "null"}],
+                    "description": "messages only: the item it is on (null: on the project)"
+                  },
+                  "snippet": {"type": ["string", "null"]},
+                  "highlights": {"type": "array", "items": {"type": "string"}}
+                }
+              },
+              "SearchResults": {
+                "type": "object",
+                "description": "The document `spotlite search --format json` prints (schema spotlite.search/1).",
+                "additionalProperties": false,
+                "required": [
+                  "schema",
+                  "query",
+                  "parsed_query",
+                  "filters",
+                  "total",
+                  "total_is_exact",
+                  "offset",
+                  "limit",
+                  "dropped",
+                  "changes_behind",
+                  "suggestion",
+                  "searched_suggestion",
+                  "facets",
+                  "hits"
+                ],
+                "properties": {
+                  "schema": {"const": "spotlite.search/1"},
+                  "query": {"type": "string"},
+                  "parsed_query": {"type": "string"},
+                  "filters": {"type": "array", "items": {"type": "string"}},
+                  "total": {"type": "integer", "minimum": 0},
+                  "total_is_exact": {"type": "boolean"},
+                  "offset": {"type": "integer", "minimum": 0},
+                  "limit": {"type": "integer", "minimum": 1},
+                  "dropped": {"type": "integer", "minimum": 0},
+                  "changes_behind": {"type": ["integer", "null"]},
+                  "suggestion": {"type": ["string", "null"]},
+                  "searched_suggestion": {"type": "boolean"},
+                  "project_suggestions": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "additionalProperties": false,
+                      "required": ["typed", "titles"],
+                      "properties": {"typed": {"type": "string"}, "titles": {"type": "array", "items": {"type": "string"}}}
+                    }
+                  },
+                  "facets": {
+                    "type": "object",
+                    "additionalProperties": {
                       "type": "array",
                       "items": {
-                        "oneOf": [
-                          {"$ref": "#/components/schemas/Item"},
-                          {"$ref": "#/components/schemas/Project"},
-                          {"$ref": "#/components/schemas/Message"},
-                          {"$ref": "#/components/schemas/ResolveFailure"}
-                        ]
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": ["value", "label", "count"],
+                        "properties": {
+                          "value": {"type": "string"},
+                          "label": {"type": "string"},
+                          "count": {"type": "integer", "minimum": 1}
+                        }
+                      }
+                    }
+                  },
+                  "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}},
+                  "failures": {
+                    "type": "array",
+                    "description": "with stores=…: the stores that could not answer",
+                    "items": {
+                      "type": "object",
+                      "additionalProperties": false,
+                      "required": ["store", "code", "message"],
+                      "properties": {"store": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"}}
+                    }
+                  }
+                }
+              },
+              "Item": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "uri",
+                  "kind",
+                  "id",
+                  "title",
+                  "detail",
+                  "project",
+                  "priority",
+                  "completed",
+                  "created",
+                  "modified"
+                ],
+                "properties": {
+                  "uri": {"type": "string"},
+                  "kind": {"const": "item"},
+                  "id": {"type": "string", "format": "uuid"},
+                  "title": {"type": "string"},
+                  "detail": {"type": "string"},
+                  "project": {"$ref": "#/components/schemas/ProjectReference"},
+                  "priority": {"type": "integer", "minimum": 1, "maximum": 3},
+                  "completed": {"type": "boolean"},
+                  "created": {"type": "string"},
+                  "modified": {"type": "string"}
+                }
+              },
+              "Project": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["uri", "kind", "id", "title", "detail", "color", "closed", "created", "modified"],
+                "properties": {
+                  "uri": {"type": "string"},
+                  "kind": {"const": "project"},
+                  "id": {"type": "string", "format": "uuid"},
+                  "title": {"type": "string"},
+                  "detail": {"type": "string"},
+                  "color": {"type": "string"},
+                  "closed": {"type": "boolean"},
+                  "created": {"type": "string"},
+                  "modified": {"type": "string"}
+                }
+              },
+              "Message": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["uri", "kind", "id", "author", "text", "project", "item", "created", "modified"],
+                "properties": {
+                  "uri": {"type": "string"},
+                  "kind": {"const": "message"},
+                  "id": {"type": "string", "format": "uuid"},
+                  "author": {"type": "string"},
+                  "text": {"type": "string"},
+                  "project": {"$ref": "#/components/schemas/ProjectReference"},
+                  "item": {
+                    "oneOf": [{"$ref": "#/components/schemas/ProjectReference"}, {"type": "null"}],
+                    "description": "the item it is on; null for a message on the project"
+                  },
+                  "created": {"type": "string"},
+                  "modified": {"type": "string"}
+                }
+              },
+              "ResolveFailure": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["uri", "error"],
+                "properties": {"uri": {"type": "string"}, "error": {"$ref": "#/components/schemas/Problem"}}
+              },
+              "Status": {
+                "type": "object",
+                "description": "What `spotlite status --format json` prints.",
+                "required": [
+                  "store",
+                  "store_uuid",
+                  "index",
+                  "projects",
+                  "items",
+                  "last_change",
+                  "index_exists",
+                  "indexed_documents",
+                  "cursor",
+                  "changes_behind",
+                  "needs_rebuild",
+                  "oldest_pending_seconds",
+                  "writer_pid",
+                  "watcher_pid",
+                  "writer_state",
+                  "index_problem"
+                ],
+                "properties": {
+                  "store": {"type": "string"},
+                  "store_uuid": {"type": "string"},
+                  "index": {"type": "string"},
+                  "projects": {"type": "integer"},
+                  "items": {"type": "integer"},
+                  "messages": {"type": "integer", "description": "messages on the projects and items"},
+                  "last_change": {"type": "integer"},
+                  "index_exists": {"type": "boolean"},
+                  "indexed_documents": {"type": ["integer", "null"]},
+                  "cursor": {"type": ["integer", "null"]},
+                  "changes_behind": {"type": ["integer", "null"]},
+                  "needs_rebuild": {"type": ["string", "null"]},
+                  "oldest_pending_seconds": {"type": ["integer", "null"]},
+                  "writer_pid": {"type": ["integer", "null"]},
+                  "watcher_pid": {"type": ["integer", "null"]},
+                  "writer_state": {"type": ["string", "null"]},
+                  "index_problem": {"type": ["string", "null"]}
+                }
+              },
+              "Subscription": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["id", "query", "syntax", "position", "created"],
+                "properties": {
+                  "id": {"type": "string"},
+                  "query": {"type": "string"},
+                  "syntax": {"enum": ["spotlite", "spotlight"]},
+                  "position": {"type": "integer", "description": "the change-log position its results are at"},
+                  "created": {"type": "string"}
+                }
+              }
+            },
+            "responses": {
+              "BadRequest": {
+                "description": "Bad input (a query that does not parse, an option out of range).",
+                "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+              },
+              "Unauthorized": {
+                "description": "The server needs its token.",
+                "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+              },
+              "NotFound": {
+                "description": "Nothing there (deleted, never there, or of another store).",
+                "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+              },
+              "TooLarge": {
+                "description": "The request body or list is too large.",
+                "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+              },
+              "TooMany": {
+                "description": "Too many requests or event streams at once.",
+                "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+              },
+              "Unavailable": {
+                "description": "The store or index cannot serve now, or the search took too long.",
+                "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+              },
+              "Forbidden": {
+                "description": "A state-changing request from another site's page (Origin, Sec-Fetch-Site), or made with the session cookie but without its X-CSRF-Token.",
+                "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+              },
+              "Conflict": {
+                "description": "The store holds as many subscriptions, or subscribed rows, as the server allows (--max-subscriptions, --max-subscription-rows-total): delete one.",
+                "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+              },
+              "UnsupportedMediaType": {
+                "description": "The body is not declared as application/json.",
+                "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+              },
+              "Misdirected": {
+                "description": "The request names a host this server does not answer as (a name rebound to its address): nothing is read.",
+                "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+              }
+            },
+            "parameters": {
+              "uuid": {
+                "name": "uuid",
+                "in": "path",
+                "required": true,
+                "schema": {"type": "string", "format": "uuid"},
+                "description": "the row's UUID"
+              },
+              "subscription": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
+            }
+          },
+          "security": [{}, {"bearer": []}],
+          "paths": {
+            "/healthz": {
+              "get": {
+                "summary": "Whether the server answers (no token needed).",
+                "security": [{}],
+                "responses": {
+                  "200": {
+                    "description": "It does.",
+                    "content": {
+                      "application/json": {
+                        "schema": {"type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}}
+                      }
+                    }
+                  },
+                  "421": {"$ref": "#/components/responses/Misdirected"}
+                }
+              }
+            },
+            "/openapi.json": {
+              "get": {
+                "summary": "This document.",
+                "responses": {
+                  "200": {
+                    "description": "The OpenAPI document.",
+                    "content": {"application/json": {"schema": {"type": "object"}}}
+                  },
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"}
+                }
+              }
+            },
+            "/metrics": {
+              "get": {
+                "summary": "Prometheus metrics: requests, latency, event streams, index documents and lag.",
+                "responses": {
+                  "200": {
+                    "description": "Prometheus text format.",
+                    "content": {"text/plain": {"schema": {"type": "string"}}}
+                  },
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"}
+                }
+              }
+            },
+            "/v1/search": {
+              "get": {
+                "summary": "Search, as `spotlite search --format json`.",
+                "parameters": [
+                  {
+                    "name": "q",
+                    "in": "query",
+                    "required": true,
+                    "schema": {"type": "string", "minLength": 1, "maxLength": 8192, "pattern": "\\S"},
+                    "description": "the query (docs/query-language.md), at most 8 KiB"
+                  },
+                  {
+                    "name": "limit",
+                    "in": "query",
+                    "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 20}
+                  },
+                  {
+                    "name": "offset",
+                    "in": "query",
+                    "schema": {"type": "integer", "minimum": 0, "maximum": 1000000, "default": 0}
+                  },
+                  {
+                    "name": "sort",
+                    "in": "query",
+                    "schema": {"enum": ["relevance", "created", "modified", "priority", "title"]}
+                  },
+                  {
+                    "name": "reverse",
+                    "in": "query",
+                    "schema": {"type": "boolean"},
+                    "description": "with a sort other than relevance"
+                  },
+                  {
+                    "name": "facets",
+                    "in": "query",
+                    "schema": {"type": "string"},
+                    "description": "comma-separated: project, priority, status, store"
+                  },
+                  {
+                    "name": "partial",
+                    "in": "query",
+                    "schema": {"type": "boolean"},
+                    "description": "the last word is a prefix (search as you type)"
+                  },
+                  {
+                    "name": "correct",
+                    "in": "query",
+                    "schema": {"type": "boolean"},
+                    "description": "search the spelling correction when there is one"
+                  },
+                  {
+                    "name": "spotlight",
+                    "in": "query",
+                    "schema": {"type": "boolean"},
+                    "description": "the query is a Core Spotlight query string"
+                  },
+                  {
+                    "name": "stores",
+                    "in": "query",
+                    "schema": {"type": "string"},
+                    "description": "all, or named stores separated by commas, among those the server was started with (`serve --stores`): searched as one index; 400 when it serves one store"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The results.",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResults"}}}
+                  },
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/v1/items/{uuid}": {
+              "get": {
+                "summary": "An item, as `spotlite resolve --format json`.",
+                "parameters": [{"$ref": "#/components/parameters/uuid"}],
+                "responses": {
+                  "200": {
+                    "description": "The item.",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Item"}}}
+                  },
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/v1/messages/{uuid}": {
+              "get": {
+                "summary": "A message on a project or an item, as `spotlite resolve --format json`.",
+                "parameters": [{"$ref": "#/components/parameters/uuid"}],
+                "responses": {
+                  "200": {
+                    "description": "The message, with its project and item.",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Message"}}}
+                  },
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/v1/projects/{uuid}": {
+              "get": {
+                "summary": "A project, as `spotlite resolve --format json`.",
+                "parameters": [{"$ref": "#/components/parameters/uuid"}],
+                "responses": {
+                  "200": {
+                    "description": "The project.",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Project"}}}
+                  },
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/v1/resolve": {
+              "post": {
+                "summary": "Resolve `tracker://` URIs to their rows, each URI's failure said on its own.",
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "type": "object",
+                        "required": ["uris"],
+                        "properties": {"uris": {"type": "array", "maxItems": 1000, "items": {"type": "string"}}}
                       }
                     }
                   }
+                },
+                "responses": {
+                  "200": {
+                    "description": "One result per URI, in order: the row, or what is wrong with the URI (malformed 400, not in the store 404, another store's 404 with code foreign-store).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "required": ["results"],
+                          "properties": {
+                            "results": {
+                              "type": "array",
+                              "items": {
+                                "oneOf": [
+                                  {"$ref": "#/components/schemas/Item"},
+                                  {"$ref": "#/components/schemas/Project"},
+                                  {"$ref": "#/components/schemas/Message"},
+                                  {"$ref": "#/components/schemas/ResolveFailure"}
+                                ]
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  },
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "403": {"$ref": "#/components/responses/Forbidden"},
+                  "413": {"$ref": "#/components/responses/TooLarge"},
+                  "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               }
-            }
-          },
-          "400": {"$ref": "#/components/responses/BadRequest"},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "403": {"$ref": "#/components/responses/Forbidden"},
-          "413": {"$ref": "#/components/responses/TooLarge"},
-          "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      }
-    },
-    "/v1/status": {
-      "get": {
-        "summary": "The store and index, as `spotlite status --format json`.",
-        "responses": {
-          "200": {
-            "description": "The status.",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}
-          },
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      }
-    },
-    "/v1/subscriptions": {
-      "get": {
-        "summary": "Every subscription.",
-        "responses": {
-          "200": {
-            "description": "The subscriptions, oldest first.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "required": ["subscriptions"],
-                  "properties": {
-                    "subscriptions": {"type": "array", "items": {"$ref": "#/components/schemas/Subscription"}}
+            },
+            "/v1/status": {
+              "get": {
+                "summary": "The store and index, as `spotlite status --format json`.",
+                "responses": {
+                  "200": {
+                    "description": "The status.",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}
+                  },
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/v1/subscriptions": {
+              "get": {
+                "summary": "Every subscription.",
+                "responses": {
+                  "200": {
+                    "description": "The subscriptions, oldest first.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "required": ["subscriptions"],
+                          "properties": {
+                            "subscriptions": {"type": "array", "items": {"$ref": "#/components/schemas/Subscription"}}
+                          }
+                        }
+                      }
+                    }
+                  },
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              },
+              "post": {
+                "summary": "Subscribe to a query: the same normalised query always gives the same subscription.",
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "type": "object",
+                        "required": ["query"],
+                        "properties": {"query": {"type": "string", "minLength": 1}, "spotlight": {"type": "boolean"}}
+                      }
+                    }
                   }
+                },
+                "responses": {
+                  "200": {
+                    "description": "The query's subscription already existed.",
+                    "headers": {"Location": {"schema": {"type": "string"}}},
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Subscription"}}}
+                  },
+                  "201": {
+                    "description": "Made now.",
+                    "headers": {"Location": {"schema": {"type": "string"}}},
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Subscription"}}}
+                  },
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "403": {"$ref": "#/components/responses/Forbidden"},
+                  "409": {"$ref": "#/components/responses/Conflict"},
+                  "413": {"$ref": "#/components/responses/TooLarge"},
+                  "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               }
-            }
-          },
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      },
-      "post": {
-        "summary": "Subscribe to a query: the same normalised query always gives the same subscription.",
-        "requestBody": {
-          "required": true,
-          "content": {
-            "application/json": {
-              "schema": {
-                "type": "object",
-                "required": ["query"],
-                "properties": {"query": {"type": "string", "minLength": 1}, "spotlight": {"type": "boolean"}}
+            },
+            "/v1/subscriptions/{id}": {
+              "get": {
+                "summary": "One subscription.",
+                "parameters": [{"$ref": "#/components/parameters/subscription"}],
+                "responses": {
+                  "200": {
+                    "description": "The subscription.",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Subscription"}}}
+                  },
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              },
+              "delete": {
+                "summary": "Delete a subscription with its events.",
+                "parameters": [{"$ref": "#/components/parameters/subscription"}],
+                "responses": {
+                  "204": {"description": "Deleted."},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "403": {"$ref": "#/components/responses/Forbidden"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/v1/subscriptions/{id}/events": {
+              "get": {
+                "summary": "The subscription's events as Server-Sent Events: `added`, `changed`, `removed` (a row entering, changing in or leaving the results, whoever wrote the change), and `reset` (resumed past the change log's retention: read the results again). Each event's id is `position.ordinal` (its change-log position); send it back as Last-Event-ID to resume with every later event, none twice.",
+                "parameters": [
+                  {"$ref": "#/components/parameters/subscription"},
+                  {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string", "pattern": "^[0-9]+\\.[0-9]+$"}},
+                  {
+                    "name": "after",
+                    "in": "query",
+                    "schema": {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?$"},
+                    "description": "as Last-Event-ID, for clients that cannot set headers; or a change-log position alone (after=0: every event kept)"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The event stream; each event's data is {\"id\", \"subscription\", \"type\", \"position\", \"uri\"}.",
+                    "content": {"text/event-stream": {"schema": {"type": "string"}}}
+                  },
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/": {
+              "get": {
+                "summary": "The search page.",
+                "responses": {
+                  "200": {
+                    "description": "HTML.",
+                    "content": {"text/html": {"schema": {"type": "string"}}}
+                  },
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"}
+                }
+              }
+            },
+            "/items/{uuid}": {
+              "get": {
+                "summary": "An item's page.",
+                "parameters": [{"$ref": "#/components/parameters/uuid"}],
+                "responses": {
+                  "200": {
+                    "description": "HTML.",
+                    "content": {"text/html": {"schema": {"type": "string"}}}
+                  },
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/messages/{uuid}": {
+              "get": {
+                "summary": "A message's page, linking to its item and project.",
+                "parameters": [{"$ref": "#/components/parameters/uuid"}],
+                "responses": {
+                  "200": {
+                    "description": "HTML.",
+                    "content": {"text/html": {"schema": {"type": "string"}}}
+                  },
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/projects/{uuid}": {
+              "get": {
+                "summary": "A project's page, with its items and messages.",
+                "parameters": [{"$ref": "#/components/parameters/uuid"}],
+                "responses": {
+                  "200": {
+                    "description": "HTML.",
+                    "content": {"text/html": {"schema": {"type": "string"}}}
+                  },
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/assets/search.js": {
+              "get": {
+                "summary": "The search page's script (the only script the pages' Content-Security-Policy allows).",
+                "security": [{}],
+                "responses": {
+                  "200": {
+                    "description": "The file.",
+                    "content": {"text/javascript": {"schema": {"type": "string"}}}
+                  },
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"}
+                }
+              }
+            },
+            "/assets/page.css": {
+              "get": {
+                "summary": "The pages' style.",
+                "security": [{}],
+                "responses": {
+                  "200": {
+                    "description": "The file.",
+                    "content": {"text/css": {"schema": {"type": "string"}}}
+                  },
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"}
+                }
+              }
+            },
+            "/v1/session": {
+              "post": {
+                "summary": "Trade the bearer token for a browser session: an HttpOnly, SameSite=Strict cookie, and the CSRF token its state-changing requests carry.",
+                "security": [{"bearer": []}],
+                "responses": {
+                  "201": {
+                    "description": "The session: its cookie is set.",
+                    "headers": {"Set-Cookie": {"schema": {"type": "string"}}},
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "additionalProperties": false,
+                          "required": ["csrf"],
+                          "properties": {
+                            "csrf": {
+                              "type": ["string", "null"],
+                              "description": "the X-CSRF-Token of the session's state-changing requests; null when the server needs no token"
+                            }
+                          }
+                        }
+                      }
+                    }
+                  },
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "403": {"$ref": "#/components/responses/Forbidden"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"}
+                }
+              },
+              "get": {
+                "summary": "The CSRF token of the browser's session.",
+                "responses": {
+                  "200": {
+                    "description": "The session's CSRF token (null: no token needed).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "additionalProperties": false,
+                          "required": ["csrf"],
+                          "properties": {
+                            "csrf": {
+                              "type": ["string", "null"],
+                              "description": "the X-CSRF-Token of the session's state-changing requests; null when the server needs no token"
+                            }
+                          }
+                        }
+                      }
+                    }
+                  },
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"}
+                }
+              },
+              "delete": {
+                "summary": "End the browser's session (its cookie is cleared).",
+                "responses": {
+                  "204": {"description": "Ended."},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "403": {"$ref": "#/components/responses/Forbidden"},
+                  "421": {"$ref": "#/components/responses/Misdirected"},
+                  "429": {"$ref": "#/components/responses/TooMany"}
+                }
               }
             }
           }
-        },
-        "responses": {
-          "200": {
-            "description": "The query's subscription already existed.",
-            "headers": {"Location": {"schema": {"type": "string"}}},
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Subscription"}}}
-          },
-          "201": {
-            "description": "Made now.",
-            "headers": {"Location": {"schema": {"type": "string"}}},
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Subscription"}}}
-          },
-          "400": {"$ref": "#/components/responses/BadRequest"},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "403": {"$ref": "#/components/responses/Forbidden"},
-          "409": {"$ref": "#/components/responses/Conflict"},
-          "413": {"$ref": "#/components/responses/TooLarge"},
-          "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
         }
-      }
-    },
-    "/v1/subscriptions/{id}": {
-      "get": {
-        "summary": "One subscription.",
-        "parameters": [{"$ref": "#/components/parameters/subscription"}],
-        "responses": {
-          "200": {
-            "description": "The subscription.",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Subscription"}}}
-          },
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "404": {"$ref": "#/components/responses/NotFound"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      },
-      "delete": {
-        "summary": "Delete a subscription with its events.",
-        "parameters": [{"$ref": "#/components/parameters/subscription"}],
-        "responses": {
-          "204": {"description": "Deleted."},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "403": {"$ref": "#/components/responses/Forbidden"},
-          "404": {"$ref": "#/components/responses/NotFound"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      }
-    },
-    "/v1/subscriptions/{id}/events": {
-      "get": {
-        "summary": "The subscription's events as Server-Sent Events: `added`, `changed`, `removed` (a row entering, changing in or leaving the results, whoever wrote the change), and `reset` (resumed past the change log's retention: read the results again). Each event's id is `position.ordinal` (its change-log position); send it back as Last-Event-ID to resume with every later event, none twice.",
-        "parameters": [
-          {"$ref": "#/components/parameters/subscription"},
-          {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string", "pattern": "^[0-9]+\\.[0-9]+$"}},
-          {
-            "name": "after",
-            "in": "query",
-            "schema": {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?$"},
-            "description": "as Last-Event-ID, for clients that cannot set headers; or a change-log position alone (after=0: every event kept)"
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "The event stream; each event's data is {\"id\", \"subscription\", \"type\", \"position\", \"uri\"}.",
-            "content": {"text/event-stream": {"schema": {"type": "string"}}}
-          },
-          "400": {"$ref": "#/components/responses/BadRequest"},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "404": {"$ref": "#/components/responses/NotFound"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      }
-    },
-    "/": {
-      "get": {
-        "summary": "The search page.",
-        "responses": {
-          "200": {
-            "description": "HTML.",
-            "content": {"text/html": {"schema": {"type": "string"}}}
-          },
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"}
-        }
-      }
-    },
-    "/items/{uuid}": {
-      "get": {
-        "summary": "An item's page.",
-        "parameters": [{"$ref": "#/components/parameters/uuid"}],
-        "responses": {
-          "200": {
-            "description": "HTML.",
-            "content": {"text/html": {"schema": {"type": "string"}}}
-          },
-          "400": {"$ref": "#/components/responses/BadRequest"},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "404": {"$ref": "#/components/responses/NotFound"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      }
-    },
-    "/messages/{uuid}": {
-      "get": {
-        "summary": "A message's page, linking to its item and project.",
-        "parameters": [{"$ref": "#/components/parameters/uuid"}],
-        "responses": {
-          "200": {
-            "description": "HTML.",
-            "content": {"text/html": {"schema": {"type": "string"}}}
-          },
-          "400": {"$ref": "#/components/responses/BadRequest"},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "404": {"$ref": "#/components/responses/NotFound"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      }
-    },
-    "/projects/{uuid}": {
-      "get": {
-        "summary": "A project's page, with its items and messages.",
-        "parameters": [{"$ref": "#/components/parameters/uuid"}],
-        "responses": {
-          "200": {
-            "description": "HTML.",
-            "content": {"text/html": {"schema": {"type": "string"}}}
-          },
-          "400": {"$ref": "#/components/responses/BadRequest"},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "404": {"$ref": "#/components/responses/NotFound"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"},
-          "503": {"$ref": "#/components/responses/Unavailable"}
-        }
-      }
-    },
-    "/assets/search.js": {
-      "get": {
-        "summary": "The search page's script (the only script the pages' Content-Security-Policy allows).",
-        "security": [{}],
-        "responses": {
-          "200": {
-            "description": "The file.",
-            "content": {"text/javascript": {"schema": {"type": "string"}}}
-          },
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"}
-        }
-      }
-    },
-    "/assets/page.css": {
-      "get": {
-        "summary": "The pages' style.",
-        "security": [{}],
-        "responses": {
-          "200": {
-            "description": "The file.",
-            "content": {"text/css": {"schema": {"type": "string"}}}
-          },
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"}
-        }
-      }
-    },
-    "/v1/session": {
-      "post": {
-        "summary": "Trade the bearer token for a browser session: an HttpOnly, SameSite=Strict cookie, and the CSRF token its state-changing requests carry.",
-        "security": [{"bearer": []}],
-        "responses": {
-          "201": {
-            "description": "The session: its cookie is set.",
-            "headers": {"Set-Cookie": {"schema": {"type": "string"}}},
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "additionalProperties": false,
-                  "required": ["csrf"],
-                  "properties": {
-                    "csrf": {
-                      "type": ["string", "null"],
-                      "description": "the X-CSRF-Token of the session's state-changing requests; null when the server needs no token"
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "403": {"$ref": "#/components/responses/Forbidden"},
-          "404": {"$ref": "#/components/responses/NotFound"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"}
-        }
-      },
-      "get": {
-        "summary": "The CSRF token of the browser's session.",
-        "responses": {
-          "200": {
-            "description": "The session's CSRF token (null: no token needed).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "additionalProperties": false,
-                  "required": ["csrf"],
-                  "properties": {
-                    "csrf": {
-                      "type": ["string", "null"],
-                      "description": "the X-CSRF-Token of the session's state-changing requests; null when the server needs no token"
-                    }
-                  }
-                }
-              }
-            }
-          },
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"}
-        }
-      },
-      "delete": {
-        "summary": "End the browser's session (its cookie is cleared).",
-        "responses": {
-          "204": {"description": "Ended."},
-          "401": {"$ref": "#/components/responses/Unauthorized"},
-          "403": {"$ref": "#/components/responses/Forbidden"},
-          "421": {"$ref": "#/components/responses/Misdirected"},
-          "429": {"$ref": "#/components/responses/TooMany"}
-        }
-      }
-    }
-  }
-}
-"""##
+        """##
 
     /// The search page's script, served at `/assets/search.js`.
     static let searchScript = ##"""
-// The search page of `spotlite serve` (served at /assets/search.js; the page allows no other script).
-// Every text from the store is set as text (textContent), never as markup, with its control characters shown as
-// escapes, as the command line shows them.
-"use strict";
-const box = document.getElementById("q"), list = document.getElementById("hits");
-const status = document.getElementById("status"), facets = document.getElementById("facets");
-let selected = -1, timer = null, asked = 0;
+        // The search page of `spotlite serve` (served at /assets/search.js; the page allows no other script).
+        // Every text from the store is set as text (textContent), never as markup, with its control characters shown as
+        // escapes, as the command line shows them.
+        "use strict";
+        const box = document.getElementById("q"), list = document.getElementById("hits");
+        const status = document.getElementById("status"), facets = document.getElementById("facets");
+        let selected = -1, timer = null, asked = 0;
 
-// Characters that act rather than print (C0 and C1 controls, DEL, bidirectional overrides and isolates) as
-// visible escapes: \x1b, \u202e.
-const controls = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-function visible(text) {
-  return String(text).replace(controls, character => {
-    const code = character.charCodeAt(0);
-    if (code === 9) return "\\t";
-    if (code === 10) return "\\n";
-    if (code === 13) return "\\r";
-    return code < 0x20 || code === 0x7f ? "\\x" + code.toString(16).padStart(2, "0")
-                                        : "\\u" + code.toString(16).padStart(4, "0");
-  });
-}
-function element(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = visible(text);
-  if (className) node.className = className;
-  return node;
-}
-function pathOf(uri) {
-  const parts = uri.split("/");
-  return "/" + ({project: "projects", message: "messages"}[parts[3]] || "items") + "/" + encodeURIComponent(parts[4]);
-}
-// The snippet with each highlighted word in <mark>, built from text nodes only.
-function snippet(text, words) {
-  const node = element("div", undefined, "snippet");
-  if (!text) return node;
-  text = visible(text);
-  const lower = text.toLowerCase();
-  let at = 0;
-  while (at < text.length) {
-    let next = -1, word = "";
-    for (const w of words) {
-      const i = lower.indexOf(w.toLowerCase(), at);
-      if (w && i >= 0 && (next < 0 || i < next)) { next = i; word = w; }
-    }
-    if (next < 0 || !word) { node.append(text.slice(at)); break; }
-    node.append(text.slice(at, next));
-    const mark = document.createElement("mark");
-    mark.textContent = text.slice(next, next + word.length);
-    node.append(mark);
-    at = next + word.length;
-  }
-  return node;
-}
-function select(index) {
-  const items = list.children;
-  if (items.length === 0) { selected = -1; return; }
-  selected = Math.max(0, Math.min(items.length - 1, index));
-  for (let i = 0; i < items.length; i++) items[i].classList.toggle("selected", i === selected);
-  items[selected].scrollIntoView({block: "nearest"});
-}
-async function search() {
-  const text = box.value.trim();
-  const mine = ++asked;
-  if (!text) { list.replaceChildren(); facets.replaceChildren(); status.textContent = ""; return; }
-  const url = "/v1/search?partial=true&limit=20&facets=project,status&q=" + encodeURIComponent(text);
-  let answer;
-  try {
-    const response = await fetch(url);
-    answer = await response.json();
-    if (mine !== asked) return;  // a newer search is on its way
-    if (!response.ok) { status.textContent = visible(answer.detail || response.statusText); list.replaceChildren(); return; }
-  } catch (error) { status.textContent = "cannot reach the server: " + error; return; }
-  const hits = answer.hits;
-  list.dataset.query = text;  // what the hits shown answer (a newer answer replaces them)
-  status.textContent = hits.length === 0 ? "no matches" :
-    "hits " + (answer.offset + 1) + "–" + (answer.offset + hits.length) + " of " +
-    (answer.total_is_exact ? "" : "about ") + answer.total;
-  list.replaceChildren(...hits.map(hit => {
-    const item = element("li");
-    const link = element("a", hit.title); link.href = pathOf(hit.uri);
-    item.append(link);
-    const meta = [hit.kind === "item" ? hit.project.title : "project", hit.completed ? "done" : "open",
-                  hit.priority ? "P" + hit.priority : ""].filter(Boolean).join(" · ");
-    item.append(element("div", meta, "meta"));
-    item.append(snippet(hit.snippet, hit.highlights));
-    item.addEventListener("click", event => { if (event.target.tagName !== "A") location.href = link.href; });
-    return item;
-  }));
-  facets.replaceChildren(...(answer.facets.project || []).slice(0, 8).map(value =>
-    element("span", value.label + " (" + value.count + ")")));
-  selected = -1;
-  if (hits.length > 0) select(0);
-}
-box.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(search, 120); });
-box.addEventListener("keydown", event => {
-  if (event.key === "ArrowDown") { select(selected + 1); event.preventDefault(); }
-  else if (event.key === "ArrowUp") { select(selected - 1); event.preventDefault(); }
-  else if (event.key === "Enter" && selected >= 0) {
-    const link = list.children[selected].querySelector("a");
-    if (link) location.href = link.href;
-  } else if (event.key === "Escape") { box.value = ""; search(); }
-});
+        // Characters that act rather than print (C0 and C1 controls, DEL, bidirectional overrides and isolates) as
+        // visible escapes: \x1b, \u202e.
+        const controls = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+        function visible(text) {
+          return String(text).replace(controls, character => {
+            const code = character.charCodeAt(0);
+            if (code === 9) return "\\t";
+            if (code === 10) return "\\n";
+            if (code === 13) return "\\r";
+            return code < 0x20 || code === 0x7f ? "\\x" + code.toString(16).padStart(2, "0")
+                                                : "\\u" + code.toString(16).padStart(4, "0");
+          });
+        }
+        function element(tag, text, className) {
+          const node = document.createElement(tag);
+          if (text !== undefined) node.textContent = visible(text);
+          if (className) node.className = className;
+          return node;
+        }
+        function pathOf(uri) {
+          const parts = uri.split("/");
+          return "/" + ({project: "projects", message: "messages"}[parts[3]] || "items") + "/" + encodeURIComponent(parts[4]);
+        }
+        // The snippet with each highlighted word in <mark>, built from text nodes only.
+        function snippet(text, words) {
+          const node = element("div", undefined, "snippet");
+          if (!text) return node;
+          text = visible(text);
+          const lower = text.toLowerCase();
+          let at = 0;
+          while (at < text.length) {
+            let next = -1, word = "";
+            for (const w of words) {
+              const i = lower.indexOf(w.toLowerCase(), at);
+              if (w && i >= 0 && (next < 0 || i < next)) { next = i; word = w; }
+            }
+            if (next < 0 || !word) { node.append(text.slice(at)); break; }
+            node.append(text.slice(at, next));
+            const mark = document.createElement("mark");
+            mark.textContent = text.slice(next, next + word.length);
+            node.append(mark);
+            at = next + word.length;
+          }
+          return node;
+        }
+        function select(index) {
+          const items = list.children;
+          if (items.length === 0) { selected = -1; return; }
+          selected = Math.max(0, Math.min(items.length - 1, index));
+          for (let i = 0; i < items.length; i++) items[i].classList.toggle("selected", i === selected);
+          items[selected].scrollIntoView({block: "nearest"});
+        }
+        async function search() {
+          const text = box.value.trim();
+          const mine = ++asked;
+          if (!text) { list.replaceChildren(); facets.replaceChildren(); status.textContent = ""; return; }
+          const url = "/v1/search?partial=true&limit=20&facets=project,status&q=" + encodeURIComponent(text);
+          let answer;
+          try {
+            const response = await fetch(url);
+            answer = await response.json();
+            if (mine !== asked) return;  // a newer search is on its way
+            if (!response.ok) { status.textContent = visible(answer.detail || response.statusText); list.replaceChildren(); return; }
+          } catch (error) { status.textContent = "cannot reach the server: " + error; return; }
+          const hits = answer.hits;
+          list.dataset.query = text;  // what the hits shown answer (a newer answer replaces them)
+          status.textContent = hits.length === 0 ? "no matches" :
+            "hits " + (answer.offset + 1) + "–" + (answer.offset + hits.length) + " of " +
+            (answer.total_is_exact ? "" : "about ") + answer.total;
+          list.replaceChildren(...hits.map(hit => {
+            const item = element("li");
+            const link = element("a", hit.title); link.href = pathOf(hit.uri);
+            item.append(link);
+            const meta = [hit.kind === "item" ? hit.project.title : "project", hit.completed ? "done" : "open",
+                          hit.priority ? "P" + hit.priority : ""].filter(Boolean).join(" · ");
+            item.append(element("div", meta, "meta"));
+            item.append(snippet(hit.snippet, hit.highlights));
+            item.addEventListener("click", event => { if (event.target.tagName !== "A") location.href = link.href; });
+            return item;
+          }));
+          facets.replaceChildren(...(answer.facets.project || []).slice(0, 8).map(value =>
+            element("span", value.label + " (" + value.count + ")")));
+          selected = -1;
+          if (hits.length > 0) select(0);
+        }
+        box.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(search, 120); });
+        box.addEventListener("keydown", event => {
+          if (event.key === "ArrowDown") { select(selected + 1); event.preventDefault(); }
+          else if (event.key === "ArrowUp") { select(selected - 1); event.preventDefault(); }
+          else if (event.key === "Enter" && selected >= 0) {
+            const link = list.children[selected].querySelector("a");
+            if (link) location.href = link.href;
+          } else if (event.key === "Escape") { box.value = ""; search(); }
+        });
 
-// A server that needs its token is opened as /#token=…: the token (never sent in an address, so kept out of logs
-// and history) is exchanged once for a session cookie, which the browser then sends with every request, the row
-// pages' links included, and the address loses it.
-async function start() {
-  const token = new URLSearchParams(location.hash.slice(1)).get("token");
-  if (token) {
-    history.replaceState(null, "", location.pathname + location.search);
-    try {
-      const response = await fetch("/v1/session", {method: "POST", headers: {Authorization: "Bearer " + token}});
-      if (!response.ok) status.textContent = "the server refused the token in the address (" + response.status + ")";
-    } catch (error) { status.textContent = "cannot reach the server: " + error; }
-  }
-  const initial = new URLSearchParams(location.search).get("q");
-  if (initial) { box.value = initial; search(); }
-}
-start();
-"""##
+        // A server that needs its token is opened as /#token=…: the token (never sent in an address, so kept out of logs
+        // and history) is exchanged once for a session cookie, which the browser then sends with every request, the row
+        // pages' links included, and the address loses it.
+        async function start() {
+          const token = new URLSearchParams(location.hash.slice(1)).get("token");
+          if (token) {
+            history.replaceState(null, "", location.pathname + location.search);
+            try {
+              const response = await fetch("/v1/session", {method: "POST", headers: {Authorization: "Bearer " + token}});
+              if (!response.ok) status.textContent = "the server refused the token in the address (" + response.status + ")";
+            } catch (error) { status.textContent = "cannot reach the server: " + error; }
+          }
+          const initial = new URLSearchParams(location.search).get("q");
+          if (initial) { box.value = initial; search(); }
+        }
+        start();
+        """##
 
     /// The style of every page, served at `/assets/page.css`.
     static let pageStyle = ##"""
-/* The style of the search page and the row pages of `spotlite serve` (served at /assets/page.css). */
-body { font: 15px/1.45 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
-h1 { font-size: 1.4rem; } a { color: #0645ad; text-decoration: none; } a:hover { text-decoration: underline; }
-input#q { width: 100%; font-size: 1.1rem; padding: .5rem; box-sizing: border-box; }
-#status { color: #666; margin: .5rem 0; min-height: 1.2em; }
-ol#hits { list-style: none; padding: 0; } ol#hits li { padding: .5rem; border-radius: 4px; }
-ol#hits li.selected { background: #eef3ff; }
-.meta { color: #666; font-size: .85rem; } .snippet { color: #333; } mark { background: #fff3a0; }
-#facets span { margin-right: 1rem; color: #555; font-size: .85rem; }
-dl { display: grid; grid-template-columns: 8rem 1fr; } dt { color: #666; }
-.detail { white-space: pre-wrap; border-left: 3px solid #ddd; padding-left: 1rem; }
-"""##
+        /* The style of the search page and the row pages of `spotlite serve` (served at /assets/page.css). */
+        body { font: 15px/1.45 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+        h1 { font-size: 1.4rem; } a { color: #0645ad; text-decoration: none; } a:hover { text-decoration: underline; }
+        input#q { width: 100%; font-size: 1.1rem; padding: .5rem; box-sizing: border-box; }
+        #status { color: #666; margin: .5rem 0; min-height: 1.2em; }
+        ol#hits { list-style: none; padding: 0; } ol#hits li { padding: .5rem; border-radius: 4px; }
+        ol#hits li.selected { background: #eef3ff; }
+        .meta { color: #666; font-size: .85rem; } .snippet { color: #333; } mark { background: #fff3a0; }
+        #facets span { margin-right: 1rem; color: #555; font-size: .85rem; }
+        dl { display: grid; grid-template-columns: 8rem 1fr; } dt { color: #666; }
+        .detail { white-space: pre-wrap; border-left: 3px solid #ddd; padding-left: 1rem; }
+        """##
 }

@@ -12,7 +12,7 @@ import SpotliteJSON
 struct Problem: Error, Sendable {
     var status: HTTPResponse.Status
     var detail: String
-    /// The CLI's error code (README "Exit codes") where one applies.
+    /// The CLI's error code (docs/exit-codes-and-files.md) where one applies.
     var code: ErrorCode?
     var headers: HTTPFields = [:]
 

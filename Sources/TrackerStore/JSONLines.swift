@@ -1,6 +1,6 @@
 import Foundation
 
-/// One record of the JSON Lines import/export format (see README "Import format").
+/// One record of the JSON Lines import/export format (see docs/import.md).
 ///
 /// ```
 /// {"kind":"project","id":"<uuid>","title":"…","detail":"…","created":"2020-06-18T20:27:49Z"}

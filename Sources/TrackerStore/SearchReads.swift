@@ -5,9 +5,9 @@ import GRDBSQLite
 /// (items with their projects, and projects) — on SQLite connections of their own, with their statements prepared
 /// once.
 ///
-/// Through GRDB each read took its pool's lock and semaphore, a hop onto the connection's dispatch queue, and its
-/// record decoding: 7.8 µs for the last change and 14 µs for one item with its project, against 1.6 and 3.6 µs
-/// for the same statements here (`profile store` at 100k items). A search of a rare phrase took 75 µs in all.
+/// Through GRDB each read takes its pool's lock and semaphore, a hop onto the connection's dispatch queue, and its
+/// record decoding: several times the statement's own cost, which is much of a rare phrase's search
+/// (docs/decisions/0007-search-tried-and-left.md).
 ///
 /// Each read is one statement outside any transaction, so SQLite reads it in a transaction of its own, as
 /// ``TrackerStore/read(_:)`` would; a page of items and projects is two, in one transaction. Connections are read-only,

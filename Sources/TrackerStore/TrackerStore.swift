@@ -102,8 +102,8 @@ public final class TrackerStore: Sendable {
     ///
     /// Opened for writing, a store is written to even when nothing changes: GRDB commits a transaction to create
     /// the write-ahead log when there is none, which SQLite checkpoints and deletes again when the last connection
-    /// closes. A search then changed the file (its header), synced it three times, and took 3 ms longer as a
-    /// process (`hyperfine -N` on the Debian corpus: 11.1 → 7.8 ms, medians).
+    /// closes: a search would change the file (its header) and sync it three times, a large part of its process's
+    /// time (docs/decisions/0008-process-start.md).
     public static func open(at path: String, readOnly: Bool = false, forReading: Bool = false) throws(StoreError)
         -> TrackerStore
     {

@@ -4,7 +4,7 @@ import PackageDescription
 
 // libFuzzer targets for Spotlite's parsers of untrusted text, a package of their own so that the main package never
 // builds with the fuzzer's instrumentation. `make fuzz` builds them with `-sanitize=fuzzer,address` and runs each
-// for a bounded time on the corpus in Corpus/ (see the README's Development section).
+// for a bounded time on the corpus in Corpus/ (see docs/development.md).
 let package = Package(
     name: "SpotliteFuzz",
     platforms: [.macOS(.v13)],

@@ -61,13 +61,19 @@ import Testing
         #expect(fields["items"] as? Int == 40 && fields["projects"] as? Int == 5)
         #expect(fields["watcher_pid"] as? Int == Int(server.process.processIdentifier))
 
-        // The API's description, served from the binary, is the file in the repository.
-        let spec = try server.request("GET", "/openapi.json")
-        let file = try Data(
-            contentsOf: URL(fileURLWithPath: Repository.root + "/Sources/SpotliteServer/Resources/openapi.json"))
-        #expect(
-            spec.text.trimmingCharacters(in: .whitespacesAndNewlines)
-                == String(decoding: file, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        // The API's description and the page's script and style, served from the binary, are the files in the
+        // repository (`make resources` embeds them again after an edit).
+        for (path, name) in [
+            ("/openapi.json", "openapi.json"), ("/assets/search.js", "search.js"), ("/assets/page.css", "page.css"),
+        ] {
+            let served = try server.request("GET", path)
+            let file = try Data(
+                contentsOf: URL(fileURLWithPath: Repository.root + "/Sources/SpotliteServer/Resources/" + name))
+            #expect(
+                served.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == String(decoding: file, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines),
+                "\(path) differs from Resources/\(name): run `make resources`")
+        }
 
         let metrics = try server.request("GET", "/metrics")
         #expect(metrics.status == 200)

@@ -2,7 +2,7 @@ import BenchmarkSupport
 import Foundation
 import SearchIndex
 
-// The relevance harness (README "Ranking"): Spotlite next to SQLite FTS5 on the GitBugs dev set, in one run.
+// The relevance harness (docs/ranking.md): Spotlite next to SQLite FTS5 on the GitBugs dev set, in one run.
 //   swift run -c release --package-path Benchmarks relevance           the table
 //   … relevance --check                                                 exit 1 if Spotlite is below FTS5
 //   … relevance --sweep                                                 the title-OR task across k1, b, title bonus

@@ -2,30 +2,33 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Every example of the README's "Query syntax" section, run on samples/, prints exactly what the README shows; so
-/// does every example of "The service", run against a real `spotlite serve` on samples/.
-/// When a change to the output is intended, run the tests with SPOTLITE_UPDATE_README=1 and review the README's diff.
-@Suite struct ReadmeExamplesTests {
+/// Every example of the manual's pages that show a command and its output — the commands, the query language, the
+/// service, several stores and messages — run on samples/, prints exactly what the page shows (the service's against a real
+/// `spotlite serve`). When a change to the output is intended, run the tests with SPOTLITE_UPDATE_DOCS=1 and review
+/// the pages' diff.
+@Suite struct DocumentationExamplesTests {
     struct Example {
         var command: String
         var expected: String
     }
 
-    static let readmePath = Repository.root + "/README.md"
+    static let queryLanguage = Repository.root + "/docs/query-language.md"
+    static let commands = Repository.root + "/docs/commands.md"
+    static let service = Repository.root + "/docs/service.md"
+    static let storesAndMessages = Repository.root + "/docs/stores-and-messages.md"
 
-    /// The lines of the section's console blocks that begin with `prompt`, each with the lines shown after it; with
-    /// `outputs`, the README with each example's lines replaced by its output instead.
+    static var updating: Bool { ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_DOCS"] == "1" }
+
+    /// The lines of the page's console blocks that begin with `prompt`, each with the lines shown after it; with
+    /// `outputs`, the page with each example's lines replaced by its output instead.
     static func examples(
-        in section: String = "## Query syntax", prompt: String = "$ spotlite ", replacingWith outputs: [String]? = nil
-    ) throws -> (examples: [Example], readme: String) {
-        let readme = try String(contentsOfFile: readmePath, encoding: .utf8)
-        guard let start = readme.range(of: section),
-            let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex)
-        else { return ([], readme) }
+        in page: String, prompt: String = "$ spotlite ", replacingWith outputs: [String]? = nil
+    ) throws -> (examples: [Example], page: String) {
+        let text = try String(contentsOfFile: page, encoding: .utf8)
         var examples: [Example] = []
         var rewritten: [Substring] = []
         var inBlock = false
-        for line in readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line == "```console" || line == "```" { inBlock = line != "```" }
             if inBlock && line.hasPrefix(prompt) {
                 examples.append(Example(command: String(line.dropFirst(2)), expected: ""))
@@ -42,13 +45,14 @@ import Testing
             }
             rewritten.append(line)
         }
-        let joined = rewritten.joined(separator: "\n")
-        return (examples, String(readme[..<start.upperBound]) + joined + String(readme[end.lowerBound...]))
+        return (examples, rewritten.joined(separator: "\n"))
     }
 
-    @Test func everyQueryExamplePrintsWhatTheREADMEShows() throws {
-        let examples = try Self.examples().examples
-        #expect(examples.count >= 20)
+    /// Each `$ spotlite …` line of the page runs on its own against the samples.
+    @Test(arguments: [(queryLanguage, 20), (commands, 1)])
+    func everyCommandExamplePrintsWhatThePageShows(page: String, atLeast: Int) throws {
+        let examples = try Self.examples(in: page).examples
+        #expect(examples.count >= atLeast)
         let cli = CLI.withSamples()
         let uuid: String
         if case .string(let value)? = try JSONNode.parse(cli("status", "--format", "json").stdoutData)["store_uuid"] {
@@ -69,25 +73,23 @@ import Testing
             let result = TestSupport.run(["bash", "-c", command], environment: environment)
             outputs.append(result.stdout.replacingOccurrences(of: uuid, with: "<store-uuid>"))
         }
-        if ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_README"] == "1" {
-            try Self.examples(replacingWith: outputs).readme.write(
-                toFile: Self.readmePath, atomically: true, encoding: .utf8)
+        if Self.updating {
+            try Self.examples(in: page, replacingWith: outputs).page.write(
+                toFile: page, atomically: true, encoding: .utf8)
             return
         }
         for (example, output) in zip(examples, outputs) {
             #expect(
                 output == example.expected,
-                "README example: \(example.command); rerun with SPOTLITE_UPDATE_README=1 to accept")
+                "example of the manual: \(example.command); rerun with SPOTLITE_UPDATE_DOCS=1 to accept")
         }
     }
 
-    static let serviceSection = "## The service: `spotlite serve`"
-
     /// The section's `$ …` lines run in order in one shell (so `id=$(…)` carries over), with `spotlite` on the PATH,
-    /// against a server on samples/: its address, the store's path and UUID are put where the README has
+    /// against a server on samples/: its address, the store's path and UUID are put where the page has
     /// `127.0.0.1:7700`, `~/.local/share/spotlite/tracker.sqlite` and `<store-uuid>`, and back in the output.
-    @Test func everyServiceExamplePrintsWhatTheREADMEShows() throws {
-        let examples = try Self.examples(in: Self.serviceSection, prompt: "$ ").examples
+    @Test func everyServiceExamplePrintsWhatThePageShows() throws {
+        let examples = try Self.examples(in: Self.service, prompt: "$ ").examples
         #expect(examples.count >= 6)
         let cli = CLI.withSamples()
         let uuid = try #require(
@@ -102,19 +104,19 @@ import Testing
             ])
         #expect(server.stop() == 0)
         try #require(outputs.count == examples.count, "\(outputs)")
-        if ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_README"] == "1" {
-            try Self.examples(in: Self.serviceSection, prompt: "$ ", replacingWith: Array(outputs)).readme
-                .write(toFile: Self.readmePath, atomically: true, encoding: .utf8)
+        if Self.updating {
+            try Self.examples(in: Self.service, prompt: "$ ", replacingWith: Array(outputs)).page
+                .write(toFile: Self.service, atomically: true, encoding: .utf8)
             return
         }
         for (example, output) in zip(examples, outputs) {
             #expect(
                 output == example.expected,
-                "README example: \(example.command); rerun with SPOTLITE_UPDATE_README=1 to accept")
+                "example of the manual: \(example.command); rerun with SPOTLITE_UPDATE_DOCS=1 to accept")
         }
     }
 
-    /// `examples` run in order in one bash (so `id=$(…)` carries over), with `spotlite` on the PATH: each README
+    /// `examples` run in order in one bash (so `id=$(…)` carries over), with `spotlite` on the PATH: each page
     /// text of `replacing` put in for its real value in the commands, and back in the outputs. The outputs, one per
     /// example, each ending in a newline unless empty.
     static func runInOneShell(
@@ -138,13 +140,11 @@ import Testing
         }
     }
 
-    static let storesSection = "## Several stores, and messages"
-
     /// The section's `$ …` lines run in one shell on samples/ as the default store, with a scratch `HOME` for the
     /// other stores: store UUIDs are shown as `<store-uuid>` (the default) and `<NAME-uuid>`, other new UUIDs (a
     /// message's) as `<uuid>`.
-    @Test func everyStoresExamplePrintsWhatTheREADMEShows() throws {
-        let examples = try Self.examples(in: Self.storesSection, prompt: "$ ").examples
+    @Test func everyStoresExamplePrintsWhatThePageShows() throws {
+        let examples = try Self.examples(in: Self.storesAndMessages, prompt: "$ ").examples
         #expect(examples.count >= 15)
         let cli = CLI.withSamples()
         let uuid = try #require(
@@ -179,15 +179,15 @@ import Testing
             }
             return text
         }
-        if ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_README"] == "1" {
-            try Self.examples(in: Self.storesSection, prompt: "$ ", replacingWith: outputs).readme
-                .write(toFile: Self.readmePath, atomically: true, encoding: .utf8)
+        if Self.updating {
+            try Self.examples(in: Self.storesAndMessages, prompt: "$ ", replacingWith: outputs).page
+                .write(toFile: Self.storesAndMessages, atomically: true, encoding: .utf8)
             return
         }
         for (example, output) in zip(examples, outputs) {
             #expect(
                 output == example.expected,
-                "README example: \(example.command); rerun with SPOTLITE_UPDATE_README=1 to accept")
+                "example of the manual: \(example.command); rerun with SPOTLITE_UPDATE_DOCS=1 to accept")
         }
     }
 }
