@@ -12,7 +12,7 @@ FUZZ_SECONDS ?= 60
 # Every Swift file the formatter keeps (the house's 120 columns, .swift-format).
 SWIFT_SOURCES = Sources Tests Benchmarks/Sources Benchmarks/Benchmarks Package.swift Benchmarks/Package.swift
 
-.PHONY: deps test-deps bench-deps build run test man install install-man install-desktop resources api-check bench \
+.PHONY: deps test-deps bench-deps build run test test-fast man install install-man install-desktop resources api-check bench \
 	bench-short bench-serve relevance relevance-check fuzz format lint clean
 
 # What building and running need; the tests' and the benchmarks' own tools come with those targets.
@@ -43,11 +43,19 @@ run: build
 	@scripts/run-default.sh
 
 # The manual page is made from the debug build the tests use, and checked by them (ManualTests). The tests also
-# drive Debian's chromium (through Playwright) and xdg-open: test-deps installs them.
+# drive Debian's chromium (through Playwright) and xdg-open: test-deps installs them. `make test` runs both tiers:
+# the fast one below, and the one that drives the real binary, a browser, namespaces and kills (SpotliteCLITests).
 test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) package generate-manual --configuration debug >/dev/null
 	$(SWIFT) test --skip-build
+
+# The fast tier, for the edit-test loop: the modules' own tests and the server in-process (Hummingbird's testing
+# client), on fixtures built once per run and copied; no process, browser or namespace.
+FAST_TESTS = ^(XapianTests|TrackerStoreTests|SearchIndexTests|IndexerTests|SpotliteServerTests)\.
+test-fast: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter '$(FAST_TESTS)'
 
 man: deps
 	$(SWIFT) package generate-manual --configuration debug

@@ -118,7 +118,12 @@ let package = Package(
         .testTarget(
             name: "SpotliteServerTests",
             dependencies: [
-                "SpotliteServer", "TrackerStore", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                "SpotliteServer", "Indexer", "SpotliteJSON", "TrackerStore", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // End-to-end: drives the real `spotlite` binary (built as a dependency) and the sqlite3 shell.

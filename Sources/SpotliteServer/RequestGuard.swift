@@ -238,7 +238,6 @@ extension Character {
 }
 
 extension HTTPField.Name {
-    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
     static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
 }

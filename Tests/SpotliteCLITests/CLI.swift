@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Testing
 
 /// The real `spotlite` binary, run against a store and an index in a temporary directory.
 struct CLI {
@@ -71,16 +72,54 @@ struct CLI {
         return TestSupport.run(["bash", "-c", "set -o pipefail; " + script], environment: env)
     }
 
-    /// A store with the hand-written samples, indexed.
+    /// A store with the hand-written samples, indexed: a copy of one the binary made once for the whole test run (its
+    /// `init`, `import` and `index`), so each test pays a copy, not three processes. When that store cannot be made,
+    /// the test that asked for it records why and goes on with an empty directory (its own expectations fail): one
+    /// broken fixture fails the tests that use it, not the run.
     static func withSamples() -> CLI {
         let cli = CLI()
-        precondition(cli("init").status == 0)
-        precondition(cli("import", Repository.portfolio).status == 0)
-        precondition(cli("index").status == 0)
+        do {
+            let template = try samplesTemplate.get()
+            for name in try FileManager.default.contentsOfDirectory(atPath: template.path) {
+                try FileManager.default.copyItem(atPath: template.file(name), toPath: cli.directory.file(name))
+            }
+        } catch {
+            Issue.record("the samples' store could not be made: \(error)")
+        }
         return cli
+    }
+
+    /// The directory of the samples' store (`tracker.sqlite`) and index (`index/`), made by the binary once per run.
+    private static let samplesTemplate: Result<TemporaryDirectory, FixtureFailure> = {
+        let cli = CLI()
+        for arguments in [["init"], ["import", Repository.portfolio], ["index"]] {
+            let result = cli.run(arguments: arguments)
+            guard result.status == 0 else {
+                return .failure(
+                    FixtureFailure(description: "spotlite \(arguments.joined(separator: " ")): \(result.stderr)"))
+            }
+        }
+        // Only the store and its index: the XDG directories of the run that made them are not the tests'.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: cli.directory.path)) ?? []
+        where !name.hasPrefix("tracker.sqlite") && name != "index" {
+            try? FileManager.default.removeItem(atPath: cli.directory.file(name))
+        }
+        return .success(cli.directory)
+    }()
+
+    struct FixtureFailure: Error, CustomStringConvertible {
+        var description: String
     }
 
     func json(_ result: ProcessResult) -> Any? {
         try? JSONSerialization.jsonObject(with: result.stdoutData)
     }
+}
+
+/// A step of a shared fixture that must hold: when it does not, the test being run records why (with the fixture's
+/// own message) and goes on to fail its own expectations, where a `precondition` would end the whole run.
+func expectFixture(
+    _ condition: Bool, _ message: @autoclosure () -> String = "", sourceLocation: SourceLocation = #_sourceLocation
+) {
+    if !condition { Issue.record("a fixture step failed: \(message())", sourceLocation: sourceLocation) }
 }

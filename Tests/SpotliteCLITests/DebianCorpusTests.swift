@@ -7,10 +7,10 @@ import Testing
     /// One imported and indexed corpus store, shared by the read-only tests below.
     static let shared: CLI = {
         let cli = CLI()
-        precondition(cli("init").status == 0)
+        expectFixture(cli("init").status == 0)
         let imported = cli("import", "-", input: Repository.debianCorpusData)
-        precondition(imported.status == 0, imported.stderr)
-        precondition(cli("index").status == 0)
+        expectFixture(imported.status == 0, imported.stderr)
+        expectFixture(cli("index").status == 0)
         return cli
     }()
 

@@ -56,20 +56,20 @@ import Testing
                     return storeOfProject[project] == 0
                 }.count
             for (path, part) in zip(paths, parts) {
-                precondition(cli("init", "--store", path).status == 0)
+                expectFixture(cli("init", "--store", path).status == 0)
                 let result = cli.run(
                     arguments: ["import", "-", "--store", path], input: Data(part.joined(separator: "\n").utf8))
-                precondition(result.status == 0, "\(result.stderr)")
+                expectFixture(result.status == 0, "\(result.stderr)")
             }
-            precondition(cli("init", "--store", unionPath).status == 0)
-            precondition(
+            expectFixture(cli("init", "--store", unionPath).status == 0)
+            expectFixture(
                 cli.run(
                     arguments: ["import", "-", "--store", unionPath], input: Data(corpus.joined(separator: "\n").utf8)
                 ).status == 0)
             for (name, path) in zip(names, paths) {
                 let role = name == "private" ? "private" : name
                 let added = cli("stores", "add", name, path, "--role", role)
-                precondition(added.status == 0, "\(added.stderr)")
+                expectFixture(added.status == 0, "\(added.stderr)")
             }
         }
 

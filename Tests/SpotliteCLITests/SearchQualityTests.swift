@@ -82,13 +82,13 @@ import Testing
     /// A store with titles in several scripts, accents and widths.
     static func international() -> CLI {
         let cli = CLI()
-        precondition(cli("init").status == 0)
-        precondition(cli("add", "project", "Intl").status == 0)
+        expectFixture(cli("init").status == 0)
+        expectFixture(cli("add", "project", "Intl").status == 0)
         for title in [
             "Café au lait", "Résumé update", "Trip to Zürich", "日本語のタスク", "Éclair recipe",
             "zebra crossing", "Ｆｕｌｌｗｉｄｔｈ letters", "apple pie", "Zucchini soup",
         ] {
-            precondition(cli("add", "item", "--project", "Intl", title).status == 0)
+            expectFixture(cli("add", "item", "--project", "Intl", title).status == 0)
         }
         return cli
     }

@@ -31,7 +31,11 @@ public enum Repository {
     /// The Debian changelog corpus, decompressed (by gzip, once per process).
     public static let debianCorpusData: Data = {
         let result = run(["gzip", "-dc", debianCorpus])
-        precondition(result.status == 0, "cannot decompress \(debianCorpus): \(result.stderr)")
+        guard result.status == 0 else {
+            // The tests that read it fail on their own (an empty corpus), and say why here.
+            FileHandle.standardError.write(Data("cannot decompress \(debianCorpus): \(result.stderr)\n".utf8))
+            return Data()
+        }
         return result.stdoutData
     }()
 }

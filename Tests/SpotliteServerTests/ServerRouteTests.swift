@@ -1,0 +1,195 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Indexer
+import Logging
+import NIOCore
+import SpotliteJSON
+import Testing
+import TestSupport
+import TrackerStore
+
+@testable import SpotliteServer
+
+/// The samples' store and index, built once per test process and copied for each test that needs one: a test gets
+/// a store of its own in milliseconds, and a fixture that cannot be built fails the tests that use it, not the run.
+enum SampleFixture {
+    /// The directory holding `tracker.sqlite` and `index/`, or why it could not be made.
+    private static let template: Result<String, any Error> = Result {
+        let directory = NSTemporaryDirectory() + "spotlite-fixture-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let store = try TrackerStore.create(at: directory + "/tracker.sqlite")
+        _ = try store.importJSONLines(try Data(contentsOf: URL(fileURLWithPath: Repository.portfolio)))
+        _ = try StoreIndexer(store: store, indexPath: directory + "/index").catchUp()
+        return directory
+    }
+
+    /// A copy of the samples' store and index in `directory`: the paths of the store and of the index.
+    static func copy(into directory: TemporaryDirectory) throws -> (store: String, index: String) {
+        let source = try template.get()
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) {
+            try FileManager.default.copyItem(atPath: source + "/" + name, toPath: directory.file(name))
+        }
+        return (directory.file("tracker.sqlite"), directory.file("index"))
+    }
+}
+
+/// The server's routes in-process, through Hummingbird's testing client: the API's answers, its problem documents,
+/// and the checks every request passes (``RequestGuard``), with no socket and no process. The same server, run as
+/// the real binary and spoken to with exact bytes, is `ServeTests` and `ServeSecurityTests`.
+@Suite struct ServerRouteTests {
+    let directory = TemporaryDirectory("server")
+
+    /// A server on a fresh copy of the samples, with `options` (changed by `configure`), and its application.
+    func withServer(
+        _ configure: (inout ServerOptions) -> Void = { _ in },
+        _ test: @escaping @Sendable (any TestClientProtocol, SpotliteServer) async throws -> Void
+    ) async throws {
+        let (store, index) = try SampleFixture.copy(into: directory)
+        var options = ServerOptions()
+        options.port = 0
+        configure(&options)
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        let server = try SpotliteServer(storePath: store, indexPath: index, options: options, logger: logger)
+        let parts = try server.makeParts()
+        let application = server.makeApplication(
+            parts, services: [parts.live, StreamCloser(hub: parts.hub)], onListening: { _ in })
+        try await application.test(.router) { client in try await test(client, server) }
+    }
+
+    static func json(_ buffer: ByteBuffer) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any])
+    }
+
+    static let jsonType: HTTPFields = [.contentType: "application/json"]
+
+    @Test func aSearchAnswersWhatTheCommandPrints() async throws {
+        try await withServer { client, server in
+            let response = try await client.execute(uri: "/v1/search?q=leaking+tap&facets=project,status", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "application/json")
+            var options = SearchOptions()
+            options.request.facets = [.project, .status]
+            let printed = SearchJSON.outcome(try server.backend.reader.search("leaking tap", options: options))
+            var answered = try Self.json(response.body)
+            var expected = try #require(
+                try JSONSerialization.jsonObject(with: Data(printed.text.utf8)) as? [String: Any])
+            answered["changes_behind"] = nil
+            expected["changes_behind"] = nil
+            #expect(NSDictionary(dictionary: answered) == NSDictionary(dictionary: expected))
+            #expect(response.headers[.xContentTypeOptions] == "nosniff")
+        }
+    }
+
+    @Test func errorsAreProblemDocumentsWithTheCLIsCodes() async throws {
+        try await withServer { client, _ in
+            for (uri, status, code) in [
+                ("/v1/search?q=tap%20AND", 400, "usage"), ("/v1/search", 400, "usage"),
+                ("/v1/search?q=tap&limit=0", 400, "usage"), ("/v1/search?q=tap&offset=1000001", 400, "usage"),
+                ("/v1/items/00000000-0000-4000-8000-000000000000", 404, "not-found"),
+                ("/v1/items/not-a-uuid", 400, "usage"), ("/v1/subscriptions/nope/events", 404, "not-found"),
+            ] {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status.code == status, "\(uri)")
+                #expect(response.headers[.contentType] == "application/problem+json", "\(uri)")
+                #expect(try Self.json(response.body)["code"] as? String == code, "\(uri)")
+            }
+            let unparsable = try await client.execute(
+                uri: "/v1/resolve", method: .post, headers: Self.jsonType, body: ByteBuffer(string: "{"))
+            #expect(unparsable.status == .badRequest)
+            let many = try JSONSerialization.data(withJSONObject: ["uris": Array(repeating: "x", count: 1_001)])
+            let tooMany = try await client.execute(
+                uri: "/v1/resolve", method: .post, headers: Self.jsonType, body: ByteBuffer(bytes: many))
+            #expect(tooMany.status == .contentTooLarge)
+        }
+    }
+
+    /// What a browser sends across sites unasked is refused before it reaches a route, and makes nothing.
+    @Test func crossSiteWritesAreRefused() async throws {
+        try await withServer { client, server in
+            let body = ByteBuffer(string: #"{"query":"tap"}"#)
+            for headers: HTTPFields in [
+                [.contentType: "text/plain"], [.contentType: "application/x-www-form-urlencoded"],
+                [.contentType: "application/json", .origin: "https://evil.example"],
+                [.contentType: "application/json", RequestGuard.fetchSiteHeader: "cross-site"],
+            ] {
+                let response = try await client.execute(
+                    uri: "/v1/subscriptions", method: .post, headers: headers, body: body)
+                #expect([403, 415].contains(response.status.code), "\(headers)")
+            }
+            #expect(try server.backend.writer.store.read { try $0.subscriptions() }.isEmpty)
+            let made = try await client.execute(
+                uri: "/v1/subscriptions", method: .post,
+                headers: [.contentType: "application/json", .origin: "http://localhost"], body: body)
+            #expect(made.status == .created)
+        }
+    }
+
+    /// Subscriptions are capped in number and in rows; bodies are read strictly.
+    @Test func subscriptionsAreCappedAndBodiesReadStrictly() async throws {
+        try await withServer({ options in
+            options.subscriptionLimits.maximumSubscriptions = 2
+            options.subscriptionLimits.maximumRows = 20
+        }) { (client, _) async throws in
+            func post(_ text: String) async throws -> Int {
+                try await client.execute(
+                    uri: "/v1/subscriptions", method: .post, headers: Self.jsonType, body: ByteBuffer(string: text)
+                ).status.code
+            }
+            #expect(try await post(#"{"query":"kind:item"}"#) == 400)  // 40 rows
+            #expect(try await post(#"{"query":"tap"}"#) == 201)
+            #expect(try await post(#"{"query":"  TAP "}"#) == 200)
+            #expect(try await post(#"{"query":"paint"}"#) == 201)
+            #expect(try await post(#"{"query":"boiler"}"#) == 409)
+            for body in [
+                #"{"query":"tap\u0000x"}"#, #"{"query":"tap","spotlight":"yes"}"#, #"{"query":"tap","extra":1}"#,
+                #"{"query":"tap","query":"x"}"#, #"["tap"]"#,
+            ] {
+                #expect(try await post(body) == 400, "\(body)")
+            }
+        }
+    }
+
+    /// Behind a token: the page's shell is public, the data is not; a session cookie made from the token opens it
+    /// to a browser, and its state-changing requests need the session's CSRF token.
+    @Test func aBrowserSessionOpensTheDataBehindAToken() async throws {
+        let token = "0123456789abcdef0123456789abcdef"
+        try await withServer({ $0.token = token }) { client, _ in
+            #expect(try await client.execute(uri: "/", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/assets/search.js", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/v1/status", method: .get).status == .unauthorized)
+            let session = try await client.execute(
+                uri: "/v1/session", method: .post, headers: [.authorization: "bearer \(token)"])
+            #expect(session.status == .created)
+            let cookie = try #require(session.headers[.setCookie])
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+            let pair = String(cookie.split(separator: ";")[0])
+            let csrf = try #require(try Self.json(session.body)["csrf"] as? String)
+            #expect(try await client.execute(uri: "/v1/status", method: .get, headers: [.cookie: pair]).status == .ok)
+            let body = ByteBuffer(string: #"{"query":"tap"}"#)
+            var headers: HTTPFields = [.contentType: "application/json", .cookie: pair]
+            #expect(
+                try await client.execute(uri: "/v1/subscriptions", method: .post, headers: headers, body: body).status
+                    == .forbidden)
+            headers[RequestGuard.csrfHeader] = csrf
+            #expect(
+                try await client.execute(uri: "/v1/subscriptions", method: .post, headers: headers, body: body).status
+                    == .created)
+        }
+    }
+
+    /// The pages allow this server's script and style only.
+    @Test func pagesCarryAStrictPolicy() async throws {
+        try await withServer { client, _ in
+            let page = try await client.execute(uri: "/items/2bfe362f-b0e0-581f-88d9-e093789200ec", method: .get)
+            #expect(page.status == .ok)
+            let policy = try #require(page.headers[.contentSecurityPolicy])
+            #expect(!policy.contains("unsafe-inline") && policy.contains("script-src 'self'"))
+            let html = String(buffer: page.body)
+            #expect(html.contains("<h1 id=\"title\">Fix the leaking tap</h1>"))
+            #expect(!html.contains("<script>") && !html.contains("<style>"))
+        }
+    }
+}
