@@ -12,8 +12,8 @@ FUZZ_SECONDS ?= 60
 # Every Swift file the formatter keeps (the house's 120 columns, .swift-format).
 SWIFT_SOURCES = Sources Tests Benchmarks/Sources Benchmarks/Benchmarks Package.swift Benchmarks/Package.swift
 
-.PHONY: deps test-deps bench-deps build run test test-fast man install install-man install-desktop resources api-check bench \
-	bench-short bench-serve relevance relevance-check fuzz format lint clean
+.PHONY: deps test-deps bench-deps build run test test-fast test-engine man install install-man install-desktop \
+	api-check bench bench-short bench-serve relevance relevance-check fuzz format lint clean
 
 # What building and running need; the tests' and the benchmarks' own tools come with those targets.
 deps:
@@ -45,7 +45,7 @@ run: build
 # The manual page is made from the debug build the tests use, and checked by them (ManualTests). The tests also
 # drive Debian's chromium (through Playwright) and xdg-open: test-deps installs them. `make test` runs both tiers:
 # the fast one below, and the one that drives the real binary, a browser, namespaces and kills (SpotliteCLITests).
-test: deps test-deps
+test: deps test-deps test-engine
 	$(SWIFT) build --build-tests
 	$(SWIFT) package generate-manual --configuration debug >/dev/null
 	$(SWIFT) test --skip-build
@@ -53,9 +53,30 @@ test: deps test-deps
 # The fast tier, for the edit-test loop: the modules' own tests and the server in-process (Hummingbird's testing
 # client), on fixtures built once per run and copied; no process, browser or namespace.
 FAST_TESTS = ^(XapianTests|TrackerStoreTests|SearchIndexTests|IndexerTests|SpotliteServerTests)\.
-test-fast: deps
+test-fast: deps test-engine
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter '$(FAST_TESTS)'
+
+# The engine's own tests (Tests/EngineTests, doctest from Debian): its C++ parts called directly, on real Xapian
+# databases, built apart from SwiftPM with AddressSanitizer and UndefinedBehaviorSanitizer, each object once.
+ENGINE_CXX ?= clang++
+ENGINE_FLAGS = -std=c++17 -g -O1 -Wall -Wextra -Wno-missing-field-initializers -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -ISources/CXapian/engine
+ENGINE_BUILD = .build/engine-tests
+ENGINE_SOURCES = $(shell find Sources/CXapian/engine -name '*.cpp') $(wildcard Tests/EngineTests/*.cpp)
+ENGINE_HEADERS = $(shell find Sources/CXapian/engine -name '*.h') $(wildcard Tests/EngineTests/*.h)
+ENGINE_OBJECTS = $(patsubst %.cpp,$(ENGINE_BUILD)/%.o,$(ENGINE_SOURCES))
+
+$(ENGINE_BUILD)/%.o: %.cpp $(ENGINE_HEADERS)
+	@mkdir -p $(dir $@)
+	$(ENGINE_CXX) $(ENGINE_FLAGS) -c $< -o $@
+
+$(ENGINE_BUILD)/engine-tests: $(ENGINE_OBJECTS)
+	$(ENGINE_CXX) $(ENGINE_FLAGS) -fuse-ld=lld $^ -lxapian -o $@
+
+test-engine: deps test-deps
+	@$(MAKE) --no-print-directory -j2 $(ENGINE_BUILD)/engine-tests
+	$(ENGINE_BUILD)/engine-tests
 
 man: deps
 	$(SWIFT) package generate-manual --configuration debug
@@ -80,11 +101,6 @@ bench-serve: build bench-deps
 API_CHECK_FLAGS ?= --phases coverage,fuzzing --max-examples 30
 api-check:
 	scripts/api-check.sh .build/debug/spotlite $(API_CHECK_FLAGS)
-
-# The server's files (Sources/SpotliteServer/Resources: the OpenAPI description, the page's script and style) are
-# built into the binary; this embeds them again after one is edited.
-resources:
-	scripts/embed-resources.sh
 
 install-man:
 	install -D -m 0644 $(MAN_PAGE) $(PREFIX)/share/man/man1/spotlite.1

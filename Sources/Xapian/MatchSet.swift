@@ -55,8 +55,8 @@ public struct MatchOptions: Sendable {
 }
 
 /// Ranking over a title and a detail field, as the literature's BM25F simplifications do (see CXapian's
-/// `fielded_ranking.h`): BM25 over the detail, plus `titleBonus` × the word's idf for a word in the title, with one
-/// idf per word from the documents holding it in either field.
+/// `engine/query_rewrite.h`): BM25 over the detail, plus `titleBonus` × the word's idf for a word in the title, with
+/// one idf per word from the documents holding it in either field.
 ///
 /// The index must give title terms (prefixed ``titlePrefix``) a wdf of 0, so that a document's length is its
 /// detail's.
@@ -236,7 +236,7 @@ extension Database {
     }
 }
 
-/// What an index's metadata records of its terms, for queries to read (CXapian's `index_layout.h`, read once per
+/// What an index's metadata records of its terms, for queries to read (CXapian's `engine/index_layout.h`, read once per
 /// database): the keys under which it keeps them.
 public struct IndexLayout: Sendable, Equatable {
     /// Title terms are this prefix + word.

@@ -1,9 +1,9 @@
 import CXapian
 
 /// Which stem terms ("Z" + stem) an index leaves out: those that only repeat a word that is its own stem, where the
-/// field holds no other form of it (see CXapian's `stem_terms.h`). A query reads a stem's documents from the stem term
-/// and the word's term together (through ``MatchOptions/layout``): the same matches and weights as an index that
-/// writes every stem term, in a smaller index.
+/// field holds no other form of it (see CXapian's `engine/stem_terms.h`). A query reads a stem's documents from the
+/// stem term and the word's term together (through ``MatchOptions/layout``): the same matches and weights as an index
+/// that writes every stem term, in a smaller index.
 ///
 /// An index leaves them out from its first document on, or never: the caller keeps the language in its metadata.
 /// Not thread-safe; one per writer.

@@ -2,7 +2,7 @@ import CXapian
 
 /// The common words of an index, whose pairs at consecutive positions of a title or a detail are indexed as terms of
 /// their own ("common grams"): an exact phrase of two of them is looked up in the pair's posting list instead of
-/// checked position by position in every document holding both words (see CXapian's `word_pairs.h`).
+/// checked position by position in every document holding both words (see CXapian's `engine/word_pairs.h`).
 ///
 /// An index keeps its words from its first document on (the caller stores them in its metadata): every document then
 /// has the pair terms of the same words, so a phrase's pair term finds every document holding the phrase. Searches

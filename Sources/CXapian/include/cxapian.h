@@ -77,8 +77,9 @@ typedef struct cxapian_writable_database cxapian_writable_database;
 
 /* ---- word pairs ------------------------------------------------------------------------------ */
 
-/** The common words of an index, whose pairs at consecutive positions get terms of their own (word_pairs.h): an exact
- *  phrase of them is then looked up rather than checked position by position in every document holding its words. */
+/** The common words of an index, whose pairs at consecutive positions get terms of their own (engine/word_pairs.h):
+ *  an exact phrase of them is then looked up rather than checked position by position in every document holding its
+ *  words. */
 typedef struct cxapian_word_pairs cxapian_word_pairs;
 
 /** The words of `words` (one a line; at most 255 are used), for documents whose title terms are `title_prefix` + word.
@@ -106,7 +107,7 @@ bool cxapian_word_sample_choose(const cxapian_word_sample *sample, double min_sh
 /* ---- stem terms ------------------------------------------------------------------------------ */
 
 /** Which stem terms ("Z" + stem) an index leaves out: those that repeat a word that is its own stem, held in no other
- *  form in the field (stem_terms.h). A query then reads a stem's documents from the stem term and the word's. */
+ *  form in the field (engine/stem_terms.h). A query then reads a stem's documents from the stem term and the word's. */
 typedef struct cxapian_stem_terms cxapian_stem_terms;
 
 /** Stems of `language` (a Snowball name), for documents whose title terms are `title_prefix` + word. NULL when out of
@@ -275,7 +276,7 @@ bool cxapian_query_is_empty(const cxapian_query *query);
 char *cxapian_query_description(const cxapian_query *query);
 
 /** `query` with each compound word the query parser met written out with its parts grouped so that the word counts
- *  once (fielded_ranking.h, group_compounds). `compounds`: one compound a line, the word then its parts, lowercased,
+ *  once (engine/compounds.h). `compounds`: one compound a line, the word then its parts, lowercased,
  *  separated by spaces; their terms are made as a parser with `stemming_language` and STEM_SOME makes them. */
 bool cxapian_query_group_compounds(const cxapian_query *query, const char *compounds, size_t length,
                                    const char *stemming_language, const char *title_prefix, cxapian_query **out,
@@ -368,7 +369,7 @@ typedef struct {
     bool descending;
 } cxapian_sort_key;
 
-/** Spotlite's ranking over a title and a detail field (see fielded_ranking.h): BM25 (k1, b) over the detail, plus
+/** Spotlite's ranking over a title and a detail field (see engine/query_rewrite.h): BM25 (k1, b) over the detail, plus
  *  title_bonus × the word's idf for a word in the title (terms prefixed title_prefix, carrying wdf 0). */
 typedef struct {
     double k1;
@@ -421,7 +422,7 @@ typedef struct {
     /** Seconds from the start of the search after which matching stops (the page is then the best of the matches
      *  examined, their number a lower bound of the total); 0 for no limit, at most an hour. A filter that asks the
      *  clock every 64 documents it visits, not Xapian's Enquire::set_time_limit, whose timer can write into a
-     *  returned match's stack (cxapian.cpp, DeadlineSource). */
+     *  returned match's stack (engine/sources/deadline.h). */
     double time_limit;
     /** With collapse: of the matches with equal values in collapse_slot, only the best ranked is kept (Xapian's
      *  Enquire::set_collapse_key with one per key); the counts are then of distinct values. */
@@ -433,7 +434,7 @@ typedef struct {
      *  moves on (one pass over the index: worth it for a reader that searches again, not for a single search). */
     bool kept_tables;
     /** What the index's metadata says of its terms (NULL: nothing). Its stem terms left out, the query reads a stem's
-     *  documents as those of its class (stem_terms.h). Its common words, with the fielded ranking on a single
+     *  documents as those of its class (engine/stem_terms.h). Its common words, with the fielded ranking on a single
      *  database: each exact phrase of two of them is filtered by their pair term, which only documents holding the
      *  phrase have. */
     const cxapian_index_layout *layout;

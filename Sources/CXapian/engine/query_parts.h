@@ -1,7 +1,7 @@
 // query_parts.h — rewriting a query operator's subqueries one by one (internal to CXapian).
 
-#ifndef CXAPIAN_QUERY_PARTS_H
-#define CXAPIAN_QUERY_PARTS_H
+#ifndef CXAPIAN_ENGINE_QUERY_PARTS_H
+#define CXAPIAN_ENGINE_QUERY_PARTS_H
 
 #include <xapian.h>
 

@@ -7,8 +7,8 @@
 // TermFrequencies reads each term once; the match's result keeps it, so that what is asked after the match is
 // answered from what the rewrite read, or from the match's own statistics (every term the query names), not the index.
 
-#ifndef CXAPIAN_TERM_FREQUENCIES_H
-#define CXAPIAN_TERM_FREQUENCIES_H
+#ifndef CXAPIAN_ENGINE_TERM_FREQUENCIES_H
+#define CXAPIAN_ENGINE_TERM_FREQUENCIES_H
 
 #include <xapian.h>
 

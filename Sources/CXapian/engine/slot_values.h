@@ -1,10 +1,10 @@
 // slot_values.h — one value slot of every document, kept in memory by a long-lived reader for its sorts and its
 // value ranges (internal to CXapian).
 
-#ifndef CXAPIAN_SLOT_VALUES_H
-#define CXAPIAN_SLOT_VALUES_H
+#ifndef CXAPIAN_ENGINE_SLOT_VALUES_H
+#define CXAPIAN_ENGINE_SLOT_VALUES_H
 
-#include "fielded_ranking.h"
+#include "kept_tables.h"
 
 #include <xapian.h>
 
@@ -23,8 +23,8 @@ namespace cxapian {
 
 /// One value slot of every document of a database at one revision, in one table: a long-lived reader's sort by that
 /// slot reads each match's key from memory instead of seeking through the value stream for it, and a value range on
-/// it checks a candidate's value there. A common word sorted by `modified` spent about half of its match in those
-/// seeks (docs/decisions/0006-reader-tables.md).
+/// it checks a candidate's value there. For a common word sorted by `modified`, those seeks were most of
+/// its match (docs/decisions/0006-reader-tables.md).
 class SlotValues {
   public:
     /// Values longer than this are not kept (a slot holding one gets no table): every key a table gives is a short
@@ -118,10 +118,10 @@ struct ValueRangeLeaf {
     bool bounded() const { return begin || end; }
 };
 
-/// The documents whose value in a slot lies in a range, from the slot's SlotValues table: the documents Xapian's
-/// value range matches, with no weight, as its range does. Xapian checks a candidate by moving the slot's value stream
-/// to it, decoding the values between; this looks the value up (docs/decisions/0006-reader-tables.md). Walked (when the range is the rarest part of an AND, or alone), it lists its documents
-/// from the table's order.
+/// The documents whose value in a slot lies in a range, from the slot's SlotValues table: the documents Xapian's value
+/// range matches, with no weight, as its range does. Xapian checks a candidate by moving the slot's value stream to it,
+/// decoding the values between; this looks the value up (docs/decisions/0006-reader-tables.md). Walked (when the range
+/// is the rarest part of an AND, or alone), it lists its documents from the table's order.
 class SlotRangeSource : public Xapian::PostingSource {
   public:
     /// The documents sampled for the range's estimated size.

@@ -1,7 +1,7 @@
 // index_layout.h — what a reader knows of its database's terms from the database's metadata (internal to CXapian).
 
-#ifndef CXAPIAN_INDEX_LAYOUT_H
-#define CXAPIAN_INDEX_LAYOUT_H
+#ifndef CXAPIAN_ENGINE_INDEX_LAYOUT_H
+#define CXAPIAN_ENGINE_INDEX_LAYOUT_H
 
 #include "stem_terms.h"
 #include "word_pairs.h"

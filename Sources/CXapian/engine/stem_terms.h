@@ -13,8 +13,8 @@
 // as it was: the wdf a left-out stem term carried is added to a term no query weighs (the kind term). Matches and
 // weights are the same as with every stem term written.
 
-#ifndef CXAPIAN_STEM_TERMS_H
-#define CXAPIAN_STEM_TERMS_H
+#ifndef CXAPIAN_ENGINE_STEM_TERMS_H
+#define CXAPIAN_ENGINE_STEM_TERMS_H
 
 #include "term_frequencies.h"
 

@@ -2,10 +2,10 @@
 // than checked position by position (internal to CXapian).
 //
 // Xapian checks an exact phrase by reading the positions of each of its terms in every document holding all of
-// them. For two common words that is most of the index: tens of thousands of candidates at 100k items, each a
-// position look-up per word (docs/decisions/0004-common-word-pairs.md). Search engines answer
-// such phrases from pairs indexed as terms of their own ("common grams": Lucene's CommonGramsFilter, the
-// HathiTrust full-text search): a phrase's pair term has the phrase's documents and no others.
+// them. For two common words that is most of the index, each document a position look-up per word
+// (docs/decisions/0004-common-word-pairs.md). Search engines answer such phrases from pairs indexed as terms of their
+// own ("common grams": Lucene's CommonGramsFilter, the HathiTrust full-text search): a phrase's pair term has the
+// phrase's documents and no others.
 //
 // Only pairs of two common words get a term. Which words are common is decided once per index, when it is built
 // (WordSample, from a sample of its documents), and kept in its metadata: every document of the index, whenever it
@@ -19,8 +19,8 @@
 // per field, an exact phrase of two common words is its pair term's documents exactly: it is matched as the two words
 // filtered by the pair, with no positions read at all.
 
-#ifndef CXAPIAN_WORD_PAIRS_H
-#define CXAPIAN_WORD_PAIRS_H
+#ifndef CXAPIAN_ENGINE_WORD_PAIRS_H
+#define CXAPIAN_ENGINE_WORD_PAIRS_H
 
 #include <xapian.h>
 

@@ -1,0 +1,34 @@
+// engine.h — Spotlite's search engine over Xapian, the one header the C API includes (internal to CXapian).
+//
+// The engine is C++ that knows nothing of the C API: it throws as Xapian does, and the C API's entry points (capi_*.cpp)
+// catch. One concern a file:
+//
+//   match.h             a search: its options (MatchOptions), its page (MatchResult), the Reader it runs on, and
+//                       match(), which plans it (project titles, stems, pair terms, the ranking's rewrite)
+//   match_strategies.h  the ways a page is matched: in relevance order, a rescored window, a sort by value
+//   query_rewrite.h     the query rewritten for the two-field ranking (FieldedQuery)
+//   fielded_ranking.h   the two-field ranking's parameters; fielded_weight.h its BM25 weight
+//   sources/            its posting sources: a word (word.h), the title similarity (title_match.h), the exact-phrase
+//                       bonus (phrase_bonus.h), fixed documents (docid_list.h), a deadline (deadline.h)
+//   kept_tables.h       the tables a long-lived reader keeps per revision (document lengths, title words);
+//   slot_values.h       one of them per value slot, for sorts and ranges
+//   index_layout.h      what an index's metadata says of its terms: word_pairs.h (common-word pairs) and
+//                       stem_terms.h (the stems it leaves out)
+//   similar.h           more like this; compounds.h compound words; spellings.h the spelling table's words
+//   term_classes.h, term_frequencies.h, query_parts.h   helpers of the rewrites
+//
+// Tests of its parts: Tests/EngineTests (make test-engine).
+
+#ifndef CXAPIAN_ENGINE_ENGINE_H
+#define CXAPIAN_ENGINE_ENGINE_H
+
+#include "compounds.h"
+#include "index_layout.h"
+#include "match.h"
+#include "similar.h"
+#include "slot_values.h"
+#include "spellings.h"
+#include "stem_terms.h"
+#include "word_pairs.h"
+
+#endif

@@ -1,0 +1,138 @@
+// kept_tables.h — tables a long-lived reader keeps per index revision, shared by the readers of one process (internal
+// to CXapian).
+
+#ifndef CXAPIAN_ENGINE_KEPT_TABLES_H
+#define CXAPIAN_ENGINE_KEPT_TABLES_H
+
+#include <xapian.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+#include <mutex>
+
+namespace cxapian {
+
+/// The tables made in this process, for every reader of the same database at the same revision to use: a server's
+/// sessions each hold a reader of one index, and without this each made (and held) its own copy of every table at
+/// every revision. Held weakly: a table lives as long as a reader holds it.
+class SharedTables {
+  public:
+    /// What identifies the table `name` of `database` as it is now, given where it was opened (`path`): the path,
+    /// the database's UUID (a rebuild's new generation has a new one) and its revision, document count and last
+    /// docid (two copies of one index share a UUID, and could reach one revision with different documents).
+    static std::string key(const std::string &name, const std::string &path, const Xapian::Database &database);
+    /// The table kept under `key`, if a reader still holds it.
+    static std::shared_ptr<const void> find(const std::string &key);
+    /// Keeps `table` under `key` for other readers and returns it; or the table already kept there (made meanwhile
+    /// by another reader), which is the one to use.
+    static std::shared_ptr<const void> keep(const std::string &key, std::shared_ptr<const void> table);
+};
+
+/// A table made from one database at one revision (TitleWords, DocLengths, a sort's keys), kept by a reader for its
+/// searches until the revision moves on; safe to use from several threads.
+///
+/// A table is made on the second search at a revision that asks for it, not the first: reading a whole value slot or
+/// length list costs several searches' worth of seeks, which a reader that searches once,
+/// or whose index moves on after each search, would pay for nothing. A table another reader of the same database has
+/// made at that revision (SharedTables) is used at once, made by neither.
+template <typename Table> class RevisionTableCache {
+  public:
+    /// The table `name` for `database` (opened at `path`) as it is now, made by `make(database)` (which may give
+    /// nullptr: no table fits); nullptr on the first search at its revision unless another reader made it, and when
+    /// its docids are mostly holes (more than four per document: a table indexed by docid would be mostly empty).
+    template <typename Make>
+    std::shared_ptr<const Table> get(const Xapian::Database &database, const std::string &name,
+                                     const std::string &path, Make make) {
+        const Xapian::rev revision = database.get_revision();
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (made_ && revision_ == revision) return table_;
+        const std::string key = SharedTables::key(name, path, database);
+        if (!seen_ || revision_ != revision) {
+            seen_ = true;
+            made_ = false;
+            revision_ = revision;
+            table_ = std::static_pointer_cast<const Table>(SharedTables::find(key));
+            made_ = table_ != nullptr;
+            return table_;
+        }
+        made_ = true;  // or found not to fit: once per revision
+        if (database.get_lastdocid() > 4 * uint64_t(database.get_doccount()) + 4096) return nullptr;
+        std::shared_ptr<const Table> table = make(database);
+        if (table == nullptr) return nullptr;
+        ++tables_made_;
+        table_ = std::static_pointer_cast<const Table>(SharedTables::keep(key, table));
+        return table_;
+    }
+
+    /// How many tables this cache has made itself (not taken from another reader).
+    uint64_t tables_made() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return tables_made_;
+    }
+
+  private:
+    std::mutex mutex_;
+    std::shared_ptr<const Table> table_;
+    Xapian::rev revision_ = 0;
+    bool seen_ = false;
+    bool made_ = false;
+    uint64_t tables_made_ = 0;
+};
+
+/// `table` if it was made from `database` as it is now (one database at its current revision), else nullptr: a table
+/// is not used for a multi-database's part, nor by a reader reopened since it was made.
+template <typename Table> const Table *table_of(const Table *table, const Xapian::Database &database) {
+    return table != nullptr && database.size() == 1 && table->revision() == database.get_revision() ? table : nullptr;
+}
+
+/// Every document's length (what BM25 normalises by: its detail's words), in one table: a long-lived reader's
+/// WordSources look a length up by docid instead of moving the database's length list forward to each match, which
+/// decodes every length on the way (a large part of an OR search's match; docs/decisions/0006-reader-tables.md).
+class DocLengths {
+  public:
+    /// A document the table does not hold: its length is read from the database.
+    static constexpr uint32_t unknown = UINT32_MAX;
+
+    /// Reads the length of every document of `database` at its current revision.
+    explicit DocLengths(const Xapian::Database &database);
+
+    Xapian::rev revision() const { return revision_; }
+    /// The length of `did`, or `unknown`.
+    uint32_t length(Xapian::docid did) const { return did < lengths_.size() ? lengths_[did] : unknown; }
+
+  private:
+    Xapian::rev revision_;
+    std::vector<uint32_t> lengths_;
+};
+
+/// Every document's number of distinct title words (the value slot the title similarity reads), in one table:
+/// a long-lived reader's searches look a count up by docid instead of seeking through the value stream for each
+/// document with a query word in its title. That seek decoded the stream's chunk up to the document every time, a
+/// large part of a one-word search's match (docs/decisions/0006-reader-tables.md). A table is read in
+/// one pass over the stream, for one revision of one database (not a multi-database's).
+class TitleWords {
+  public:
+    /// Counts of at least this many are not kept: such documents are read from the value stream.
+    static constexpr uint16_t unknown = 0xFFFF;
+
+    /// Reads `slot` of every document of `database` at its current revision.
+    TitleWords(const Xapian::Database &database, Xapian::valueno slot);
+
+    Xapian::rev revision() const { return revision_; }
+    /// The count for `did`, or `unknown`.
+    uint16_t count(Xapian::docid did) const { return did < counts_.size() ? counts_[did] : uint16_t(0); }
+
+  private:
+    Xapian::rev revision_;
+    std::vector<uint16_t> counts_;
+};
+
+/// The title-word table of one reader (see RevisionTableCache).
+using TitleWordsCache = RevisionTableCache<TitleWords>;
+
+}  // namespace cxapian
+
+#endif

@@ -1,0 +1,80 @@
+// term_lists.cpp — TermListsSource. Called only from inside the C API's guarded entry points, so exceptions thrown
+// here are caught there.
+
+#include "term_lists.h"
+
+namespace cxapian {
+
+// ---- TermListsSource ----
+
+void TermListsSource::open(const Xapian::Database &database, const std::vector<std::string> &terms, bool every) {
+    database_ = database;
+    lists_.clear();
+    every_ = every;
+    current_ = 0;
+    started_ = false;
+    termfreq_min_ = 0;
+    termfreq_max_ = every ? database_.get_doccount() : 0;
+    Xapian::doccount sum = 0;
+    for (size_t i = 0; i < terms.size(); ++i) {
+        Xapian::doccount frequency = database_.get_termfreq(terms[i]);
+        if (frequency == 0) {
+            if (!every) continue;
+            lists_.clear();  // no document holds them all
+            termfreq_max_ = 0;
+            return;
+        }
+        List list{database_.postlist_begin(terms[i]), database_.postlist_end(terms[i]), i, 0};
+        list.docid = list.at == list.end ? 0 : *list.at;
+        lists_.push_back(std::move(list));
+        if (every) {
+            termfreq_max_ = std::min(termfreq_max_, frequency);
+        } else {
+            termfreq_min_ = std::max(termfreq_min_, frequency);
+            sum += frequency;
+        }
+    }
+    if (!every) termfreq_max_ = std::min(sum, database_.get_doccount());
+}
+
+void TermListsSource::settle(Xapian::docid did) {
+    started_ = true;
+    current_ = 0;
+    if (!every_) {
+        for (auto &list : lists_) {
+            if (list.docid != 0 && list.docid < did) list.move_to(did);
+            if (list.docid == 0) continue;
+            if (current_ == 0 || list.docid < current_) current_ = list.docid;
+        }
+        return;
+    }
+    if (lists_.empty()) return;
+    for (;;) {
+        Xapian::docid highest = did;
+        bool together = true;
+        for (auto &list : lists_) {
+            if (list.docid == 0) return;  // a term has no more documents: none holds them all
+            if (list.docid < highest) list.move_to(highest);
+            if (list.docid == 0) return;
+            if (list.docid != highest) together = false;
+            highest = std::max(highest, list.docid);
+        }
+        if (together) {
+            current_ = highest;
+            return;
+        }
+        did = highest;
+    }
+}
+
+void TermListsSource::next(double) {
+    if (started_ && current_ == 0) return;  // past the last
+    settle(started_ ? current_ + 1 : 1);
+}
+
+void TermListsSource::skip_to(Xapian::docid did, double) {
+    if (started_ && (current_ == 0 || did <= current_)) return;
+    settle(did);
+}
+
+}  // namespace cxapian

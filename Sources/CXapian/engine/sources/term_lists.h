@@ -1,0 +1,84 @@
+// term_lists.h — a posting source walking several terms' posting lists (internal to CXapian).
+
+#ifndef CXAPIAN_ENGINE_TERM_LISTS_H
+#define CXAPIAN_ENGINE_TERM_LISTS_H
+
+#include <xapian.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cxapian {
+
+/// A posting source over several terms' posting lists, in document order: the documents any of the terms index (a
+/// union) or all of them do (an intersection); the document at hand and which of the terms index it. The sources
+/// below are such walks; each says what a document weighs.
+class TermListsSource : public Xapian::PostingSource {
+  public:
+    Xapian::doccount get_termfreq_min() const override { return termfreq_min_; }
+    Xapian::doccount get_termfreq_est() const override { return termfreq_max_; }
+    Xapian::doccount get_termfreq_max() const override { return termfreq_max_; }
+    void next(double min_wt) override;
+    void skip_to(Xapian::docid did, double min_wt) override;
+    bool at_end() const override { return started_ && current_ == 0; }
+    Xapian::docid get_docid() const override { return current_; }
+
+  protected:
+    /// Opens the lists of the `terms` that index any document of `database`, before the first document: to walk the
+    /// documents any of them index, or with `every` those all of them index.
+    void open(const Xapian::Database &database, const std::vector<std::string> &terms, bool every = false);
+
+    /// The database open() was given.
+    const Xapian::Database &database() const { return database_; }
+
+    /// Calls `body(i)` for each term `terms[i]` (as given to open()) that indexes the current document, in order.
+    template <typename Body> void for_each_match(Body body) const {
+        for_each_posting([&](size_t term, const Xapian::PostingIterator &) { body(term); });
+    }
+
+    /// Calls `body(i, posting)` for each term `terms[i]` that indexes the current document, with the posting list
+    /// at it (its wdf and the document's length), in order.
+    template <typename Body> void for_each_posting(Body body) const {
+        for (const auto &list : lists_) {
+            if (list.docid == current_ && current_ != 0) body(list.term, list.at);
+        }
+    }
+
+  private:
+    /// Moves to the first document from `did` on that the lists hold as asked (0 past the last).
+    void settle(Xapian::docid did);
+
+    struct List {
+        Xapian::PostingIterator at;
+        Xapian::PostingIterator end;
+        size_t term;
+        /// The document `at` is at, 0 at the end: read once per move, where each `*at` is a call into Xapian (a
+        /// word's walk asked it up to four times per document and list).
+        Xapian::docid docid;
+
+        /// Moves to the first document from `did` on (`did` past the list's document): the next one when that is
+        /// the document after it, which Xapian finds without the search a skip does.
+        void move_to(Xapian::docid did) {
+            if (did - 1 == docid) {
+                ++at;
+            } else {
+                at.skip_to(did);
+            }
+            docid = at == end ? 0 : *at;
+        }
+    };
+    Xapian::Database database_;  // kept open while the lists are walked
+    std::vector<List> lists_;
+    bool every_ = false;
+    Xapian::docid current_ = 0;
+    bool started_ = false;
+    Xapian::doccount termfreq_min_ = 0;
+    Xapian::doccount termfreq_max_ = 0;
+};
+
+}  // namespace cxapian
+
+#endif

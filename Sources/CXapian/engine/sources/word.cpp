@@ -1,0 +1,79 @@
+// word.cpp — WordSource and TitleBonusSource. Called only from inside the C API's guarded entry points, so exceptions
+// thrown here are caught there.
+
+#include "word.h"
+#include "../fielded_weight.h"
+
+#include <cmath>
+
+namespace cxapian {
+
+// ---- TitleBonusSource ----
+
+TitleBonusSource::TitleBonusSource(std::vector<std::string> terms, double weight)
+    : terms_(std::move(terms)), weight_(weight) {}
+
+TitleBonusSource *TitleBonusSource::clone() const { return new TitleBonusSource(terms_, weight_); }
+
+void TitleBonusSource::init(const Xapian::Database &database) {
+    open(database, terms_);
+    set_maxweight(weight_);
+}
+
+double TitleBonusSource::get_weight() const { return weight_; }
+
+std::string TitleBonusSource::get_description() const {
+    std::string description = "TitleBonusSource(";
+    for (size_t i = 0; i < terms_.size(); ++i) description += (i ? " " : "") + terms_[i];
+    return description + ")";
+}
+
+// ---- WordSource ----
+
+WordSource::WordSource(std::vector<std::string> detail, std::vector<std::string> title, double idf, double k1, double b,
+                       double title_bonus, double average_length, std::shared_ptr<const DocLengths> lengths,
+                       bool title_counts)
+    : lengths_(std::move(lengths)), detail_(std::move(detail)), title_(std::move(title)), idf_(idf), k1_(k1), b_(b),
+      title_bonus_(title_bonus), average_length_(std::max(1.0, average_length)), title_counts_(title_counts) {}
+
+WordSource *WordSource::clone() const {
+    return new WordSource(detail_, title_, idf_, k1_, b_, title_bonus_, average_length_, lengths_, title_counts_);
+}
+
+void WordSource::init(const Xapian::Database &database) {
+    // `database` is one part of a multi-database: the average length stays the whole's, given when made.
+    std::vector<std::string> terms = detail_;
+    terms.insert(terms.end(), title_.begin(), title_.end());
+    open(database, terms);
+    lengths_here_ = table_of(lengths_.get(), database);
+    // BM25 tends to idf × (k1 + 1) as tf grows.
+    set_maxweight(idf_ * (k1_ + 1) + title_bonus_);
+}
+
+double WordSource::get_weight() const {
+    double in_detail = 0;
+    const uint32_t known = lengths_here_ != nullptr ? lengths_here_->length(get_docid()) : DocLengths::unknown;
+    double length = known != DocLengths::unknown ? static_cast<double>(known) : -1;
+    bool in_title = false;
+    for_each_posting([&](size_t term, const Xapian::PostingIterator &posting) {
+        if (term < detail_.size()) {
+            in_detail = std::max(in_detail, static_cast<double>(posting.get_wdf()));
+        } else {
+            in_title = true;
+        }
+        if (length < 0) length = posting.get_doclength();
+    });
+    const double tf = in_detail + (in_title && title_counts_ ? 1 : 0);
+    if (tf == 0) return 0;
+    return idf_ * FieldedBM25Weight::saturation(tf, length, average_length_, k1_, b_) + (in_title ? title_bonus_ : 0);
+}
+
+std::string WordSource::get_description() const {
+    std::string description = "WordSource(";
+    for (const auto &term : detail_) description += term + " ";
+    for (const auto &term : title_) description += term + " ";
+    description.back() = ')';
+    return description;
+}
+
+}  // namespace cxapian

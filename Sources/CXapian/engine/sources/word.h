@@ -1,0 +1,72 @@
+// word.h — a word of the default field, and a title-only word (internal to CXapian).
+
+#ifndef CXAPIAN_ENGINE_WORD_H
+#define CXAPIAN_ENGINE_WORD_H
+
+#include "../kept_tables.h"
+#include "term_lists.h"
+
+#include <xapian.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cxapian {
+
+/// Matches the documents any of `terms` index (title terms) with one fixed weight.
+class TitleBonusSource : public TermListsSource {
+  public:
+    TitleBonusSource(std::vector<std::string> terms, double weight);
+
+    TitleBonusSource *clone() const override;
+    void init(const Xapian::Database &database) override;
+    double get_weight() const override;
+    std::string get_description() const override;
+
+  private:
+    std::vector<std::string> terms_;
+    double weight_;
+};
+
+/// One word of the default field, weighed over the item's whole text: BM25 of its detail term with the title
+/// counting as one more occurrence (tf = [word in the title] + wdf in the detail, over the document's length), plus
+/// a bonus of `title_bonus` for a title holding it. An item whose title alone says the word weighs as much as one
+/// whose detail repeats its title once, and a title word weighs more than a detail word.
+///
+/// A field's term is a class of terms (StemTerms::Class: a stem term, and the word's term where the index leaves the
+/// stem term out): a document holds the word where it holds any of them, with the largest wdf among them (the stem
+/// term's, which counts every form, where both are there).
+class WordSource : public TermListsSource {
+  public:
+    /// `average_length`: the documents' average length over the whole (multi-)database searched. `lengths`: the
+    /// documents' lengths in a table, used when it is of the database searched at its current revision. Without
+    /// `title_counts`, a title holding the word only makes the document match (a feedback word of "more like this",
+    /// weighed as BM25 of its detail term alone).
+    WordSource(std::vector<std::string> detail, std::vector<std::string> title, double idf, double k1, double b,
+               double title_bonus, double average_length, std::shared_ptr<const DocLengths> lengths = nullptr,
+               bool title_counts = true);
+
+    WordSource *clone() const override;
+    void init(const Xapian::Database &database) override;
+    double get_weight() const override;
+    std::string get_description() const override;
+
+  private:
+    std::shared_ptr<const DocLengths> lengths_;
+    const DocLengths *lengths_here_ = nullptr;  // lengths_, when it is of the database init() was given
+    std::vector<std::string> detail_;
+    std::vector<std::string> title_;
+    double idf_;
+    double k1_;
+    double b_;
+    double title_bonus_;
+    double average_length_ = 1;
+    bool title_counts_;
+};
+
+}  // namespace cxapian
+
+#endif

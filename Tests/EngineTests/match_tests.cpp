@@ -1,0 +1,184 @@
+// match_tests.cpp — match() and its strategies: what a search's page is, whichever way it is matched.
+
+#include "fixture.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace engine_tests;
+
+namespace {
+
+/// An index of the test corpus, committed, with a reader.
+struct Searched {
+    TempIndex index;
+    std::unique_ptr<cxapian::Reader> reader;
+
+    explicit Searched(unsigned count) {
+        for (const Item &item : corpus(count)) index.add(item);
+        index.commit();
+        reader = index.reader();
+    }
+};
+
+std::vector<Xapian::docid> sorted(std::vector<Xapian::docid> list) {
+    std::sort(list.begin(), list.end());
+    return list;
+}
+
+}  // namespace
+
+TEST_CASE("the fielded ranking matches exactly the documents the parsed query matches") {
+    Searched searched(400);
+    for (const std::string text : {"leak", "memory leak", "leak OR zookeeper", "\"memory leak\"", "crash -server",
+                                   "server status:open", "replica NOT lease"}) {
+        CAPTURE(text);
+        cxapian::MatchOptions plain;
+        plain.max_items = 1000;
+        plain.unweighted = true;
+        cxapian::MatchOptions ranked = ranked_options();
+        ranked.max_items = 1000;
+        const auto expected = run(*searched.reader, parse(text), plain);
+        const auto got = run(*searched.reader, parse(text), ranked);
+        CHECK(expected->page_size > 0);
+        CHECK(sorted(docids(*got)) == sorted(docids(*expected)));
+        CHECK(got->estimated == expected->estimated);
+    }
+}
+
+TEST_CASE("a ranked page is in order of weight, then docid") {
+    Searched searched(400);
+    const auto result = run(*searched.reader, parse("memory OR leak OR crash"), ranked_options());
+    const auto page = hits(*result);
+    REQUIRE(page.size() == 20);
+    for (size_t i = 1; i < page.size(); ++i) {
+        const bool ordered = page[i - 1].second > page[i].second
+                             || (page[i - 1].second == page[i].second && page[i - 1].first < page[i].first);
+        CHECK(ordered);
+    }
+}
+
+TEST_CASE("a rescored window weighs each hit as the whole query does, and its pages join up") {
+    Searched searched(600);
+    const Xapian::Query query = parse("memory leak");
+    cxapian::MatchOptions whole = ranked_options();
+    whole.bonus = parse("\"memory leak\"");
+    whole.max_items = 1000;
+    cxapian::MatchOptions windowed = whole;
+    windowed.rescore_window = 50;
+    windowed.max_items = 20;
+
+    std::map<Xapian::docid, double> weight_of;
+    for (const auto &hit : hits(*run(*searched.reader, query, whole))) weight_of[hit.first] = hit.second;
+    const auto page = hits(*run(*searched.reader, query, windowed));
+    REQUIRE(page.size() == 20);
+    for (const auto &hit : page) {
+        CAPTURE(hit.first);
+        REQUIRE(weight_of.count(hit.first) == 1);
+        CHECK(hit.second == doctest::Approx(weight_of[hit.first]).epsilon(1e-9));
+    }
+
+    cxapian::MatchOptions first_half = windowed, second_half = windowed;
+    first_half.max_items = second_half.max_items = 10;
+    second_half.first = 10;
+    auto joined = docids(*run(*searched.reader, query, first_half));
+    const auto rest = docids(*run(*searched.reader, query, second_half));
+    joined.insert(joined.end(), rest.begin(), rest.end());
+    CHECK(joined == docids(*run(*searched.reader, query, windowed)));
+}
+
+TEST_CASE("a sort by value pages alike from the slot's table and from a sort in the match") {
+    Searched searched(500);
+    const Xapian::Query query = parse("leak OR crash OR the");
+    for (const bool descending : {true, false}) {
+        for (const bool docids_descending : {false, true}) {
+            CAPTURE(descending);
+            CAPTURE(docids_descending);
+            cxapian::MatchOptions options = ranked_options();
+            options.sort_keys = {{modified_slot, descending}};
+            options.docids_descending = docids_descending;
+            for (const Xapian::doccount first : {0u, 20u, 200u}) {
+                CAPTURE(first);
+                options.first = first;
+                options.kept_tables = false;
+                const auto expected = docids(*run(*searched.reader, query, options));
+                options.kept_tables = true;
+                // The table is made on its revision's second search, and its order on the table's second use.
+                for (int round = 0; round < 3; ++round) CHECK(docids(*run(*searched.reader, query, options)) == expected);
+                REQUIRE(expected.size() == 20);
+                const Xapian::Database &database = searched.reader->database;
+                for (size_t i = 1; i < expected.size(); ++i) {
+                    const std::string before = database.get_document(expected[i - 1]).get_value(modified_slot);
+                    const std::string after = database.get_document(expected[i]).get_value(modified_slot);
+                    if (before == after) {
+                        CHECK((docids_descending ? expected[i - 1] > expected[i] : expected[i - 1] < expected[i]));
+                    } else {
+                        CHECK((descending ? before > after : before < after));
+                    }
+                }
+            }
+        }
+    }
+    CHECK(searched.reader->slot_values.tables_made() > 0);
+}
+
+TEST_CASE("facets count the values of every match examined, not only the page's") {
+    Searched searched(300);
+    const Xapian::Query query = parse("leak OR crash");
+    cxapian::MatchOptions options = ranked_options();
+    options.facet_slots = {status_slot};
+    options.check_at_least = 1000;  // every match examined
+    const auto result = run(*searched.reader, query, options);
+    std::map<std::string, Xapian::doccount> counted;
+    for (auto value = result->facets.at(0).spy->values_begin(); value != result->facets.at(0).spy->values_end();
+         ++value) {
+        counted[*value] = value.get_termfreq();
+    }
+    std::map<std::string, Xapian::doccount> expected;
+    for (const Xapian::docid did : matching(searched.reader->database, query)) {
+        ++expected[searched.reader->database.get_document(did).get_value(status_slot)];
+    }
+    CHECK(expected.size() == 3);
+    CHECK(counted == expected);
+}
+
+TEST_CASE("a match past its deadline stops, and its counts say they are a lower bound") {
+    Searched searched(1000);
+    cxapian::MatchOptions options = ranked_options();
+    options.time_limit = 1e-9;  // passed before the deadline's first look at the clock
+    const auto result = run(*searched.reader, parse("the OR leak OR memory OR crash"), options);
+    CHECK(result->stopped->load());
+    CHECK(result->upper_bound >= searched.reader->database.get_doccount());
+    CHECK(result->lower_bound < matching(searched.reader->database, parse("the OR leak OR memory OR crash")).size());
+
+    options.time_limit = 0;
+    const auto unlimited = run(*searched.reader, parse("the OR leak OR memory OR crash"), options);
+    CHECK_FALSE(unlimited->stopped->load());
+}
+
+TEST_CASE("a value range read from the slot's table matches what Xapian's range matches") {
+    Searched searched(300);
+    const std::vector<std::pair<std::optional<double>, std::optional<double>>> ranges = {
+        {10.0, 20.0}, {std::nullopt, 5.0}, {35.0, std::nullopt}, {50.0, 60.0}};
+    for (const auto &[low, high] : ranges) {
+        auto bound = [](std::optional<double> value) {
+            return value ? std::optional<std::string>(Xapian::sortable_serialise(*value)) : std::nullopt;
+        };
+        const cxapian::ValueRangeLeaf range = cxapian::ValueRangeLeaf::make(modified_slot, bound(low), bound(high));
+        const Xapian::Query query(Xapian::Query::OP_AND, parse("leak OR the OR crash"), range.leaf);
+        cxapian::MatchOptions options;
+        options.max_items = 1000;
+        options.unweighted = true;
+        auto plain = std::make_unique<cxapian::MatchResult>();
+        cxapian::match(*searched.reader, query, {range}, options, *plain);
+        options.kept_tables = true;
+        for (int round = 0; round < 2; ++round) {
+            auto kept = std::make_unique<cxapian::MatchResult>();
+            cxapian::match(*searched.reader, query, {range}, options, *kept);
+            CHECK(sorted(docids(*kept)) == sorted(docids(*plain)));
+        }
+    }
+}

@@ -1,0 +1,80 @@
+// sources_tests.cpp — the engine's posting sources on their own: what each lists, and the weights it gives.
+
+#include "fixture.h"
+#include "sources/deadline.h"
+#include "sources/docid_list.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+using namespace engine_tests;
+
+namespace {
+
+/// The docids `source` lists when walked with next() from the start.
+std::vector<Xapian::docid> walk(Xapian::PostingSource &source, const Xapian::Database &database) {
+    source.init(database);
+    std::vector<Xapian::docid> listed;
+    for (source.next(0); !source.at_end(); source.next(0)) listed.push_back(source.get_docid());
+    return listed;
+}
+
+}  // namespace
+
+TEST_CASE("a deadline source lists every document until its deadline, then ends and says it stopped") {
+    TempIndex index;
+    for (int i = 0; i < 300; ++i) index.add({"title", "detail"});
+    index.commit();
+    const Xapian::Database database(index.path());
+
+    auto unlimited_flag = std::make_shared<std::atomic<bool>>(false);
+    cxapian::DeadlineSource unlimited(std::chrono::steady_clock::time_point::max(), unlimited_flag);
+    const auto all = walk(unlimited, database);
+    REQUIRE(all.size() == 300);
+    CHECK(all.front() == 1);
+    CHECK(all.back() == 300);
+    CHECK_FALSE(unlimited_flag->load());
+
+    auto passed_flag = std::make_shared<std::atomic<bool>>(false);
+    cxapian::DeadlineSource passed(std::chrono::steady_clock::now() - std::chrono::seconds(1), passed_flag);
+    const auto some = walk(passed, database);
+    CHECK(some.size() < 64);  // the clock is read every 64 documents
+    CHECK(passed_flag->load());
+    // It holds every document as far as the matcher's estimates go, so a filter's bounds are the query's.
+    CHECK(passed.get_termfreq_est() == 300);
+}
+
+TEST_CASE("a docid list source matches exactly its documents, each with its weight") {
+    TempIndex index;
+    for (int i = 0; i < 50; ++i) index.add({"title", "detail"});
+    index.commit();
+    const Xapian::Database database(index.path());
+    const std::vector<Xapian::docid> listed = {3, 7, 8, 42};
+    const std::vector<double> weights = {0.5, 2.0, 1.0, 4.0};
+    auto *source = new cxapian::DocidListSource(listed, weights);
+    Xapian::Enquire enquire(database);
+    enquire.set_query(Xapian::Query(source->release()));
+    const Xapian::MSet found = enquire.get_mset(0, 100);
+    std::map<Xapian::docid, double> got;
+    for (auto hit = found.begin(); hit != found.end(); ++hit) got[*hit] = hit.get_weight();
+    CHECK(got == std::map<Xapian::docid, double>{{3, 0.5}, {7, 2.0}, {8, 1.0}, {42, 4.0}});
+    // Ranked by those weights.
+    CHECK(*found.begin() == 42);
+}
+
+TEST_CASE("a constant source adds its weight to the documents an AND_MAYBE's required side matches") {
+    TempIndex index;
+    index.add({"memory leak", "in the server"});
+    index.add({"crash", "no leak here"});
+    index.add({"crash", "nothing"});
+    index.commit();
+    const Xapian::Database database(index.path());
+    const Xapian::Query required(Xapian::Query::OP_OR, Xapian::Query("leak"), Xapian::Query("Sleak"));
+    Xapian::Enquire enquire(database);
+    enquire.set_query(Xapian::Query(Xapian::Query::OP_AND_MAYBE, Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, required, 0),
+                                    Xapian::Query((new cxapian::ConstantSource(2.5))->release())));
+    const Xapian::MSet found = enquire.get_mset(0, 10);
+    REQUIRE(found.size() == 2);
+    for (auto hit = found.begin(); hit != found.end(); ++hit) CHECK(hit.get_weight() == doctest::Approx(2.5));
+}
