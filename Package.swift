@@ -51,7 +51,10 @@ let package = Package(
         .target(name: "SearchIndex", dependencies: ["Xapian"]),
         .target(
             name: "Indexer",
-            dependencies: ["TrackerStore", "SearchIndex", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "TrackerStore", "SearchIndex", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         // The JSON documents tools read (search, resolve, status, subscriptions): one definition for the CLI and
         // the server.
@@ -71,7 +74,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            exclude: ["Resources"]  // embedded in EmbeddedResources.swift (scripts/embed-resources.sh)
+            // Built into the binary (PackageResources), so no file can go missing when the binary is installed alone.
+            resources: [
+                .embedInCode("Resources/openapi.json"), .embedInCode("Resources/search.js"),
+                .embedInCode("Resources/page.css"),
+            ]
         ),
         .target(
             name: "SpotliteCLI",
