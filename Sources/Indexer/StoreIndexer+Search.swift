@@ -217,7 +217,7 @@ extension StoreIndexer {
                         if progress.done == 0, progress.backlog >= SearchOptions.largeBacklog { announce(progress) }
                     }
                 })
-        } catch  where location.exists && IndexWatcher.isOutOfSpace(error) {
+        } catch  where location.exists && IndexFailure.isOutOfSpace(error) {
             // The index that is there still answers: better stale results, said so, than none.
             return try committedReader(because: "the index could not be brought up to date: the disk is full")
         }

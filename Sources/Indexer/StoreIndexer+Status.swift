@@ -31,7 +31,7 @@ public struct IndexStatus: Sendable {
     /// Why the index path cannot serve this store (another store's index, a file…), if it cannot.
     public var indexProblem: String?
     /// The `spotlite watch` or `spotlite serve` process keeping the index live, if one runs.
-    public var watcher: Int32? { writer.flatMap { IndexWatcher.livePurposes.contains($0.purpose) ? $0.pid : nil } }
+    public var watcher: Int32? { writer.flatMap { StoreIndexer.livePurposes.contains($0.purpose) ? $0.pid : nil } }
 }
 
 extension StoreIndexer {

@@ -139,7 +139,7 @@ public final class StoreIndexer: Sendable {
             // It holds the lock for as long as it runs: waiting would only time out.
             let holder = "kept live by `\(live.purpose)` (process \(live.pid))"
             let message =
-                IndexWatcher.livePurposes.contains(purpose)
+                Self.livePurposes.contains(purpose)
                 ? "the index \(location.root) is already \(holder); stop it first, or give this one another --index"
                 : "the index \(location.root) is \(holder); stop it for `\(purpose)`, then start it again"
             throw IndexerError(.locked, message)
@@ -188,9 +188,9 @@ public final class StoreIndexer: Sendable {
         return nil
     }
 
-    /// The current index opened for writing, with its cursor; or why it must be rebuilt instead.
+    /// The current index opened for writing at its cursor; or why it must be rebuilt instead.
     enum WritableIndex {
-        case open(SearchableIndex, cursor: Int64, generation: String)
+        case open(ChangeApplier)
         case needsRebuild(reason: String)
     }
 
@@ -219,44 +219,13 @@ public final class StoreIndexer: Sendable {
                 try? index.close()
                 return .needsRebuild(reason: reason)
             }
-            return .open(index, cursor: Int64(try index.fetchLastClientState() ?? "0") ?? 0, generation: generation)
+            let cursor = Int64(try index.fetchLastClientState() ?? "0") ?? 0
+            return .open(ChangeApplier(indexer: self, index: index, generation: generation, cursor: cursor))
         } catch {
             try? index.close()
             if error.code == .corrupt { return .needsRebuild(reason: "the index is damaged (\(error.message))") }
             throw IndexerError(error, path: location.root)
         }
-    }
-
-    /// Applies one batch of the change log in one Xapian transaction, committed with the batch's cursor.
-    /// Documents Xapian refuses are skipped and added to `report`; everything else is written.
-    func apply(_ batch: ChangeBatch, to index: SearchableIndex, report: inout Report) throws(SearchIndexError) {
-        try index.beginIndexBatch()
-        try index.deleteSearchableItems(
-            withDomainIdentifiers: batch.deletedProjectIDs.map { mapping.uri(.project, $0) })
-        try index.deleteSearchableItems(
-            withIdentifiers: batch.deletedItemIDs.map { mapping.uri(.item, $0) }
-                + batch.deletedMessageIDs.map { mapping.uri(.message, $0) })
-        var documents = batch.projects.map(mapping.searchableItem(for:))
-        for item in batch.items {
-            guard let project = batch.itemProjects[item.projectID] else { continue }
-            documents.append(mapping.searchableItem(for: item, in: project))
-        }
-        for message in batch.messages {
-            guard let project = batch.messageProjectIDs[message.id].flatMap({ batch.itemProjects[$0] }) else {
-                continue
-            }
-            documents.append(mapping.searchableItem(for: message, in: project))
-        }
-        var skipped: [Report.Skipped] = []
-        try index.indexSearchableItems(documents) { document, error in
-            skipped.append(.init(uri: document.uniqueIdentifier, reason: error.message))
-        }
-        try index.endIndexBatch(clientState: String(batch.throughSequence))
-        report.batches += 1
-        report.changesApplied += batch.changeCount
-        report.documentsWritten += documents.count - skipped.count
-        report.skipped += skipped
-        report.cursor = batch.throughSequence
     }
 
     /// The backlog's share of the store's rows, in whole percent, if the backlog is to be rebuilt rather than
@@ -270,55 +239,43 @@ public final class StoreIndexer: Sendable {
 
     private func catchUpHoldingLock(
         batchSize: Int, through: Int64?, rebuildShare threshold: Double = rebuildShare, progress: Progress? = nil
-    ) throws(IndexerError)
-        -> Report
-    {
-        let index: SearchableIndex
-        var report = Report()
+    ) throws(IndexerError) -> Report {
+        let applier: ChangeApplier
         switch try openCurrentForWriting() {
         case .needsRebuild(let reason):
             return try rebuildHoldingLock(reason: reason, progress: progress)
-        case .open(let opened, let cursor, _):
-            index = opened
-            report.cursor = cursor
+        case .open(let opened):
+            applier = opened
         }
         do {
-            let total = try store.read { try $0.changeCount(after: report.cursor, through: through) }
+            let total = try store.read { try $0.changeCount(after: applier.cursor, through: through) }
             if let share = try rebuildShare(ofBacklog: total, threshold: threshold) {
-                try index.close()
+                try applier.close()
                 return try rebuildHoldingLock(
                     reason:
                         "the index was \(total) changes behind, \(share) % of the store's rows: a rebuild is quicker",
                     backlog: total, progress: progress)
             }
             progress?(IndexProgress(work: .applyingChanges, done: 0, total: total, backlog: total))
-            var horizon = ChangeHorizon(through: report.cursor)
-            while true {
-                let batch = try store.read { reader in
-                    // Read ahead once a batch would end beyond what the horizon has seen (for a backlog of more
-                    // than one batch): each row is then written once, by its last change.
-                    if !horizon.isComplete && horizon.through - report.cursor < Int64(batchSize) {
-                        horizon = try reader.changeHorizon(after: report.cursor, through: through)
-                    }
-                    return try reader.changes(
-                        after: report.cursor, limit: batchSize, through: through, horizon: horizon)
-                }
-                if batch.isEmpty { break }
-                try apply(batch, to: index, report: &report)
-                let done = report.changesApplied
-                progress?(IndexProgress(work: .applyingChanges, done: done, total: max(total, done), backlog: total))
-            }
-            try index.close()
-            if report.batches > 0, let generation = location.currentGeneration() { health.record(generation) }
+            var done = 0
+            let report = try applier.applyPending(
+                through: through, batchSize: batchSize,
+                afterBatch: { _, batch in
+                    done += batch.changesApplied
+                    progress?(
+                        IndexProgress(work: .applyingChanges, done: done, total: max(total, done), backlog: total))
+                })
+            try applier.close()
+            if report.batches > 0 { health.record(applier.generation) }
             return report
         } catch let error as StoreError where error.code == .changeLogGap {
-            try? index.close()
+            try? applier.close()
             return try rebuildHoldingLock(reason: error.message)
         } catch let error as SearchIndexError where error.code == .corrupt {
-            try? index.close()
+            try? applier.close()
             return try rebuildHoldingLock(reason: "the index is damaged (\(error.message))")
         } catch {
-            try? index.cancelIndexBatch()
+            try? applier.close()
             throw try indexer(location.root) { throw error }
         }
     }

@@ -57,7 +57,7 @@ struct IndexCommand: ParsableCommand {
                 Output.note("spotlite: warning: skipped \(skipped.uri): \(skipped.reason)")
             }
             if let watcher = report.keptLiveBy {
-                let holder = report.keptLiveByPurpose ?? IndexWatcher.purpose
+                let holder = report.keptLiveByPurpose ?? StoreIndexer.watchPurpose
                 Output.line("index is kept live by \(holder) (process \(watcher)); cursor \(report.cursor)")
                 return
             }

@@ -179,7 +179,7 @@ struct ServeAddress {
 
     /// The address of the `serve` keeping `indexer`'s index live, if one does.
     static func running(for indexer: StoreIndexer, indexPath: String) -> String? {
-        guard indexer.liveHolder()?.purpose == IndexWatcher.servePurpose,
+        guard indexer.liveHolder()?.purpose == StoreIndexer.servePurpose,
             let text = try? String(contentsOfFile: ServeAddress(indexPath: indexPath).path, encoding: .utf8)
         else { return nil }
         let url = text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -60,139 +60,31 @@ struct WatchCommand: ParsableCommand {
         var watchOptions = IndexWatcher.Options()
         watchOptions.batchSize = batchSize
         watchOptions.logRetention = Int64(keepLog)
+        let watchers: [IndexWatcher]
         if let stores {
             let entries = try running { try StoreCatalog.load().select(stores, defaultStore: options.storePath) }
-            let group = ServiceGroup(
-                configuration: .init(
-                    services: entries.map {
-                        StoreWatchService(entry: $0, options: watchOptions, logger: logger, lockTimeout: wait)
-                    },
-                    gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
-                    logger: logger))
-            try running { try blockOn { try await group.run() } }
-            return
-        }
-        let watcher = try running {
-            try IndexWatcher(
-                indexer: try options.openIndexer(), options: watchOptions, logger: logger, lockTimeout: wait)
+            watchers = entries.map { entry in
+                var logger = logger
+                logger[metadataKey: "store_name"] = "\(entry.name)"
+                return IndexWatcher(
+                    store: entry.name,
+                    opening: {
+                        let store = try TrackerStore.open(at: entry.path, readOnly: entry.role == .public)
+                        return StoreIndexer(store: store, indexPath: Paths.defaultIndex(storeID: store.uuid))
+                    }, options: watchOptions, logger: logger, lockTimeout: wait)
+            }
+        } else {
+            watchers = [
+                try running {
+                    try IndexWatcher(
+                        indexer: try options.openIndexer(), options: watchOptions, logger: logger, lockTimeout: wait)
+                }
+            ]
         }
         let group = ServiceGroup(
             configuration: .init(
-                services: [WatchService(watcher: watcher)],
-                gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
-                logger: logger))
+                services: watchers, gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
         try running { try blockOn { try await group.run() } }
-    }
-}
-
-/// The watcher as a service: its loop runs on a thread of its own (it blocks in poll), and a graceful shutdown
-/// (SIGINT, SIGTERM) stops it after the batch in hand.
-struct WatchService: Service {
-    let watcher: IndexWatcher
-
-    func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let thread = Thread {
-                    do {
-                        try watcher.run()
-                        continuation.resume()
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }
-                thread.name = "spotlite-watch"
-                thread.start()
-            }
-        } onGracefulShutdown: {
-            watcher.stop()
-        }
-    }
-}
-
-/// One named store of `watch --stores`: its watcher on a thread of its own, opened again with a growing pause
-/// (1 s, doubling to 60 s) whenever the store or its index cannot be watched, until a graceful shutdown.
-struct StoreWatchService: Service {
-    let entry: StoreCatalog.Entry
-    let options: IndexWatcher.Options
-    let logger: Logger
-    let lockTimeout: TimeInterval
-
-    /// The watcher in hand and whether to stop, shared with the shutdown handler.
-    final class State: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var watcher: IndexWatcher?
-        private(set) var stopped = false
-
-        /// Keeps `watcher` as the one to stop; false (and it is not kept) once stopping.
-        func hold(_ watcher: IndexWatcher?) -> Bool {
-            condition.lock()
-            defer { condition.unlock() }
-            self.watcher = stopped ? nil : watcher
-            return !stopped
-        }
-
-        func stop() {
-            condition.lock()
-            stopped = true
-            let current = watcher
-            condition.broadcast()
-            condition.unlock()
-            current?.stop()
-        }
-
-        /// Waits `seconds`, or less if stopped meanwhile.
-        func pause(_ seconds: TimeInterval) {
-            condition.lock()
-            let until = Date().addingTimeInterval(seconds)
-            while !stopped && condition.wait(until: until) {}
-            condition.unlock()
-        }
-    }
-
-    func run() async throws {
-        let state = State()
-        var logger = logger
-        logger[metadataKey: "store_name"] = "\(entry.name)"
-        await withGracefulShutdownHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let thread = Thread { [logger] in
-                    watch(state, logger: logger)
-                    continuation.resume()
-                }
-                thread.name = "spotlite-watch-\(entry.name)"
-                thread.start()
-            }
-        } onGracefulShutdown: {
-            state.stop()
-        }
-    }
-
-    private func watch(_ state: State, logger: Logger) {
-        var failures = 0
-        while !state.stopped {
-            do {
-                let store = try TrackerStore.open(at: entry.path, readOnly: entry.role == .public)
-                let indexer = StoreIndexer(store: store, indexPath: Paths.defaultIndex(storeID: store.uuid))
-                let watcher = try IndexWatcher(
-                    indexer: indexer, options: options, logger: logger, lockTimeout: lockTimeout)
-                guard state.hold(watcher) else { break }
-                if failures > 0 {
-                    logger.notice("store '\(entry.name)' is watched again after \(failures) failed attempts")
-                }
-                failures = 0
-                try watcher.run()
-                _ = state.hold(nil)
-            } catch {
-                _ = state.hold(nil)
-                failures += 1
-                let pause = min(60, pow(2, Double(min(failures - 1, 6))))
-                logger.error(
-                    "store '\(entry.name)' cannot be watched (attempt \(failures)): \(ErrorCode.classify(error).message); retrying in \(Int(pause)) s"
-                )
-                state.pause(pause)
-            }
-        }
     }
 }
 

@@ -55,7 +55,7 @@ public final class SpotliteServer: Sendable {
     /// router of every route behind the ``RequestGuard``.
     struct Parts {
         let hub: EventHub
-        let live: LiveIndexService
+        let live: IndexWatcher
         let router: Router<ServerContext>
     }
 
@@ -63,12 +63,11 @@ public final class SpotliteServer: Sendable {
         let hub = EventHub()
         let metrics = ServerMetrics()
         var watcherOptions = IndexWatcher.Options()
-        watcherOptions.purpose = IndexWatcher.servePurpose
+        watcherOptions.purpose = StoreIndexer.servePurpose
         watcherOptions.onSubscriptionEvents = { hub.notify($0) }
-        let watcher = try IndexWatcher(
+        let live = try IndexWatcher(
             indexer: backend.writer, options: watcherOptions, logger: logger,
             lockTimeout: StoreIndexer.defaultLockTimeout)
-        let live = LiveIndexService(watcher: watcher, hub: hub, logger: logger)
 
         let router = Router(context: ServerContext.self)
         let sessions = BrowserSessions(idleSeconds: options.sessionIdleSeconds)
@@ -120,43 +119,6 @@ public struct ServerError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 }
 
-/// Keeps the index live while the server runs: the watcher on a thread of its own (it blocks), stopped after the
-/// server has drained, so that what it applied is committed. A watcher that fails for good stops the server.
-struct LiveIndexService: Service {
-    let watcher: IndexWatcher
-    let hub: EventHub
-    let logger: Logger
-
-    func run() async throws {
-        let finished = WatcherResult()
-        let thread = Thread {
-            do {
-                try watcher.run()
-                finished.set(nil)
-            } catch {
-                finished.set(error)
-            }
-        }
-        thread.name = "spotlite serve watcher"
-        thread.start()
-        // Wait for the server's graceful shutdown, or for the watcher to end on its own (which is a failure).
-        await withGracefulShutdownHandler {
-            while !finished.isDone && !Task.isShuttingDownGracefully && !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: 100_000_000)
-            }
-        } onGracefulShutdown: {
-            hub.close()
-        }
-        hub.close()
-        watcher.stop()
-        while !finished.isDone { try? await Task.sleep(nanoseconds: 10_000_000) }
-        if let error = finished.error, !Task.isShuttingDownGracefully {
-            logger.error("the index could not be kept live: \(error)")
-            throw error
-        }
-    }
-}
-
 /// Ends every event stream when the server begins to shut down, so that the server's drain does not wait for
 /// streams that never end on their own.
 struct StreamCloser: Service {
@@ -165,31 +127,5 @@ struct StreamCloser: Service {
     func run() async throws {
         try? await gracefulShutdown()
         hub.close()
-    }
-}
-
-/// How the watcher's thread ended.
-final class WatcherResult: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-    private var failure: (any Error)?
-
-    func set(_ error: (any Error)?) {
-        lock.lock()
-        done = true
-        failure = error
-        lock.unlock()
-    }
-
-    var isDone: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return done
-    }
-
-    var error: (any Error)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return failure
     }
 }

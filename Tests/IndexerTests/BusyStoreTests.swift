@@ -56,7 +56,7 @@ import TrackerStore
         options.idleInterval = 300
         let watcher = try IndexWatcher(
             indexer: indexer, options: options, logger: Logger(label: "test"), lockTimeout: 5)
-        let thread = Thread { try? watcher.run() }
+        let thread = Thread { try? watcher.watch() }
         thread.start()
         defer { watcher.stop() }
         let project = try TrackerStore.open(at: real + "/tracker.sqlite").addProject(title: "Linked")

@@ -356,7 +356,7 @@ final class FreshnessRig: @unchecked Sendable {
         let watcher = try IndexWatcher(
             indexer: StoreIndexer(store: store, indexPath: fixture.indexPath), logger: logger, lockTimeout: 10)
         self.watcher = watcher
-        thread = Thread { try? watcher.run() }
+        thread = Thread { try? watcher.watch() }
         thread.start()
     }
 
