@@ -6,8 +6,8 @@ import SearchIndex
 ///
 /// Writers record the table files of the generation they committed (name, size, inode, modification time) in
 /// `<root>/check-state`. Before a writer trusts an index it compares the files with that record: a few `stat`
-/// calls. Only a change no writer recorded runs Xapian's full check (``SearchableIndex/damage(at:)``, 0.25 s for
-/// the Debian corpus); a sound index is recorded again, a damaged one is rebuilt.
+/// calls. Only a change no writer recorded runs Xapian's full check (``SearchableIndex/damage(at:)``, which reads
+/// every table); a sound index is recorded again, a damaged one is rebuilt.
 struct IndexHealth {
     let location: IndexLocation
 

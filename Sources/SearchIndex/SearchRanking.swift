@@ -1,6 +1,6 @@
 import Xapian
 
-/// How Spotlite ranks by relevance: the two-field model of CXapian's `fielded_ranking.h`.
+/// How Spotlite ranks by relevance: the two-field model of CXapian's engine (`engine/query_rewrite.h`).
 ///
 /// For each query word: BM25 over the item's text, the title counting as one more occurrence of a word it holds (its
 /// length normalised against the average detail); plus a bonus of ``titleBonus`` × the word's idf when the word is
@@ -28,12 +28,11 @@ public struct SearchRanking: Sendable, Equatable {
     public var titleMatch: Double
     /// When a query has a phrase bonus (two to eight plain words), the bonus and the title similarity are weighed
     /// only for this many of the best matches without them (the page, if it reaches further), which are then ranked
-    /// with them: a rescoring window, as search engines have (Elasticsearch's `rescore.window_size`). Checking
-    /// positions for every match that holds all the words was about half of a two-word search's time
-    /// (docs/decisions/0003-phrase-bonus-window.md). On the dev set the rankings are
-    /// the same for windows of 20, 40, 50, 100 and every match (`make relevance`); pages within the window are cut
-    /// from one ranking, so they join up, and an item in the window weighs what the whole query gives it. 0 weighs
-    /// them for every match.
+    /// with them: a rescoring window, as search engines have (Elasticsearch's `rescore.window_size`), because checking
+    /// word positions for every match that holds all the words is the costly part of a plain search
+    /// (docs/decisions/0003-phrase-bonus-window.md has the measurements). Pages within the window are cut from one
+    /// ranking, so they join up, and an item in the window weighs what the whole query gives it. 0 weighs them for
+    /// every match.
     public var rescoreWindow: Int
 
     public init(k1: Double, b: Double, titleBonus: Double, titleMatch: Double, rescoreWindow: Int = 50) {

@@ -145,7 +145,7 @@ extension Database {
     /// Checks the integrity of the database at `path`, as `xapian-check` does: every block of every table, and
     /// the tables against each other. Returns nil when it is sound, else what is wrong.
     ///
-    /// Reads the whole database (about 0.25 s for 28 MB). Meant for a database no writer is changing: a commit
+    /// Reads the whole database, so it takes time in proportion to its size. Meant for a database no writer is changing: a commit
     /// during the check can make it report damage that is not there.
     public static func checkIntegrity(path: String) -> String? {
         var problems = 0

@@ -49,6 +49,9 @@ enum SampleFixture {
         let (store, index) = try SampleFixture.copy(into: directory)
         var options = ServerOptions()
         options.port = 0
+        // The suite runs beside blocking tests on few cores, which can hold a search off the CPU for seconds: the
+        // time limit is not what these tests check.
+        options.searchTimeLimit = 120
         configure(&options)
         var logger = Logger(label: "test")
         logger.logLevel = .error
