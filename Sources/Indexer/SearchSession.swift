@@ -27,10 +27,10 @@ public final class SearchSession {
     }
 
     public func search(_ text: String, options: SearchOptions = SearchOptions()) throws(IndexerError) -> SearchOutcome {
-        if reader == nil {
-            // As the one-shot search: a bad query is refused before the index is built or caught up.
-            _ = try indexer.parse(text, options: options, reader: nil)
-        }
+        // As the one-shot search: a bad query is refused before the index is built or caught up.
+        let checked =
+            reader == nil
+            ? try SearchPipeline.parse(text, options: options, reader: nil, path: indexer.location.root) : nil
         let stub = indexer.location.stubIdentity()
         if stub != readerStub {
             reader = nil
@@ -41,6 +41,6 @@ public final class SearchSession {
         reader = fresh.reader
         // Kept for the session's searches: worth tables of the lengths, title-word counts and sort keys.
         fresh.reader.keepsTables = true
-        return try indexer.search(text, options: options, on: fresh)
+        return try indexer.pipeline(fresh, options: options).run(text, checked: checked)
     }
 }

@@ -2,156 +2,7 @@ import Foundation
 import SearchIndex
 import TrackerStore
 
-/// How to search: the query language, the page and order, facets, spelling, snippets.
-public struct SearchOptions: Sendable {
-    /// The query language.
-    public enum Syntax: Sendable {
-        /// Spotlite's own (docs/query-language.md).
-        case spotlite
-        /// Core Spotlight's `CSSearchQuery` strings.
-        case spotlight
-    }
-
-    public var syntax: Syntax = .spotlite
-    public var request = SearchRequest()
-    /// Treat the last word as a prefix (search as you type).
-    public var partial = false
-    /// Search the spelling correction instead, when there is one (never silently: the outcome says so).
-    public var correct = false
-    /// Compute a snippet of each hit's detail.
-    public var snippets = true
-    public var clock: QueryClock = .system
-    /// Called at once when the search must first catch up a backlog of at least ``largeBacklog`` changes (a bulk
-    /// import, a sync), with the backlog and whether it is rebuilt: a caller can say why this search takes longer.
-    public var onLargeBacklog: (@Sendable (IndexProgress) -> Void)?
-    /// The backlog from which ``onLargeBacklog`` is called: about a second of catching up.
-    public static let largeBacklog = 1_000
-
-    public init() {}
-}
-
-/// A snippet of a hit's text with the matched words marked.
-public struct Snippet: Sendable, Equatable {
-    /// The text, matched words between ``markStart`` and ``markEnd``.
-    public var marked: String
-
-    public init(marked: String) { self.marked = marked }
-
-    public static let markStart = "\u{2}"
-    public static let markEnd = "\u{3}"
-
-    /// The text without marks.
-    public var plain: String { highlighted(start: "", end: "") }
-
-    /// The text with each matched word between `start` and `end`. (One pass over the scalars: a server writes
-    /// twenty of these per search.)
-    public func highlighted(start: String, end: String) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in marked.unicodeScalars {
-            switch scalar {
-            case Self.markStartScalar: out.append(contentsOf: start.unicodeScalars)
-            case Self.markEndScalar: out.append(contentsOf: end.unicodeScalars)
-            default: out.append(scalar)
-            }
-        }
-        return String(out)
-    }
-
-    /// The matched words, in order.
-    public var matches: [String] {
-        var words: [String] = []
-        var word: String.UnicodeScalarView?
-        for scalar in marked.unicodeScalars {
-            switch scalar {
-            case Self.markStartScalar: word = String.UnicodeScalarView()
-            case Self.markEndScalar:
-                if let done = word { words.append(String(done)) }
-                word = nil
-            default: word?.append(scalar)
-            }
-        }
-        if let open = word { words.append(String(open)) }  // a mark left open runs to the end
-        return words
-    }
-
-    /// ``markStart`` and ``markEnd`` as scalars, for printers that walk the marked text.
-    public static let markStartScalar: Unicode.Scalar = "\u{2}"
-    public static let markEndScalar: Unicode.Scalar = "\u{3}"
-}
-
-/// A hit resolved against the store: the current row behind the document.
-public struct ResolvedHit: Sendable, Equatable {
-    public var uri: TrackerURI
-    public var entity: StoreEntity
-    public var score: Double
-    public var snippet: Snippet?
-    /// For ``StoreIndexer/similar(to:options:)``: the score over the score of the item compared with, the most a
-    /// hit could have (0…1; higher is more alike).
-    public var likeness: Double?
-    /// In a search across stores (``StoreSet``): the name of the store whose copy this is.
-    public var store: String?
-    /// In a search across stores: the other stores that hold the same row (older copies, or equal ones later in
-    /// the set's order).
-    public var alsoIn: [String] = []
-}
-
-/// One facet's counts over all matches.
-public struct FacetCounts: Sendable, Equatable {
-    public struct Value: Sendable, Equatable {
-        /// The raw value (a project URI, a priority, a status).
-        public var value: String
-        /// What people read (the project's title for a project URI).
-        public var label: String
-        public var count: Int
-    }
-
-    public var facet: SearchFacet
-    public var values: [Value]
-}
-
-/// A `project:` filter naming no project, with the nearest project titles (maybe none).
-public struct ProjectSuggestion: Sendable, Equatable {
-    public var typed: String
-    public var titles: [String]
-}
-
-/// The outcome of a search.
-public struct SearchOutcome: Sendable {
-    public var query: String
-    /// Xapian's description of the parsed query.
-    public var parsedQuery: String
-    /// What the query's filters mean, in words.
-    public var filters: [String]
-    public var hits: [ResolvedHit]
-    /// All matches in the index (an estimate unless ``isExact``).
-    public var total: Int
-    public var isExact: Bool
-    public var offset: Int
-    public var limit: Int
-    public var facets: [FacetCounts]
-    /// A spelling correction that finds more, when the query found few or none.
-    public var suggestion: String?
-    /// Set when these are the results of ``suggestion`` rather than of the query (`--correct`).
-    public var searchedSuggestion = false
-    /// For each project title the query filters on that no project has: the nearest titles there are.
-    public var projectSuggestions: [ProjectSuggestion] = []
-    /// Hits whose row is gone from the store: not shown; their documents go at the next catch-up.
-    public var dropped: Int
-    /// Changes the searched index had not applied, when another writer held it (nil when up to date).
-    public var changesBehind: Int?
-    /// Set when the search caught the index up (or built it) first.
-    public var catchUp: StoreIndexer.Report?
-    /// Why the index was searched as committed although it was behind (read-only to this user, a full disk).
-    public var staleReason: String?
-    /// In a search across stores (``StoreSet``): the stores that could not answer, and why.
-    public var failures: [StoreFailure] = []
-    /// Whether this is the outcome of a search across stores (``StoreSet``).
-    public var isAcrossStores = false
-}
-
 extension StoreIndexer {
-    /// A query with this many hits or fewer is checked for a spelling correction that finds more.
-    static let fewHits = 2
     /// How long a search waits for `spotlite watch` to apply changes committed before it.
     static let watcherGrace: TimeInterval = 1
 
@@ -168,10 +19,17 @@ extension StoreIndexer {
 
     public func search(_ text: String, options: SearchOptions) throws(IndexerError) -> SearchOutcome {
         // Refuse a bad query before touching the index.
-        _ = try parse(text, options: options, reader: nil)
+        let checked = try SearchPipeline.parse(text, options: options, reader: nil, path: location.root)
         try checkLocation()
-        return try search(
-            text, options: options, on: try freshReader(reusing: nil, onLargeBacklog: options.onLargeBacklog))
+        let fresh = try freshReader(reusing: nil, onLargeBacklog: options.onLargeBacklog)
+        return try pipeline(fresh, options: options).run(text, checked: checked)
+    }
+
+    /// The search pipeline of this store alone, reading `fresh`.
+    func pipeline(_ fresh: FreshReader, options: SearchOptions) -> SearchPipeline {
+        SearchPipeline(
+            sources: [SearchPipeline.Source(name: nil, indexer: self, fresh: fresh)], reader: fresh.reader,
+            options: options)
     }
 
     /// A reader that has every change committed to the store before the search, as far as possible.
@@ -252,71 +110,6 @@ extension StoreIndexer {
         }
     }
 
-    /// How many times a search starts again on a newer revision when a writer moved the index under it.
-    static let modifiedRetries = 5
-
-    /// Searches `fresh.reader`; a search that a writer's commits overtake (Xapian's `DatabaseModifiedError`, from
-    /// a wildcard's expansion, the spelling data or the match) reopens and starts again, a bounded number of times.
-    func search(_ text: String, options: SearchOptions, on fresh: FreshReader) throws(IndexerError) -> SearchOutcome {
-        var attempt = 0
-        while true {
-            do {
-                return try searchOnce(text, options: options, on: fresh)
-            } catch  where error.indexError?.code == .modified && attempt < Self.modifiedRetries {
-                attempt += 1
-                try indexer(location.root) { try fresh.reader.reopen() }
-            }
-        }
-    }
-
-    /// Parse, match, spelling, resolution against the store, snippets, facets.
-    private func searchOnce(_ text: String, options: SearchOptions, on fresh: FreshReader) throws(IndexerError)
-        -> SearchOutcome
-    {
-        let (query, results, suggestion, searchedSuggestion) = try match(text, options: options, on: fresh.reader)
-        let projects = results.total == 0 ? try projectSuggestions(for: query.projectTitles) : []
-
-        var (hits, dropped) = try resolve(results.hits)
-        if options.snippets { try addSnippets(to: &hits, from: results, words: Self.snippetWords(query.text)) }
-        return SearchOutcome(
-            query: query.text, parsedQuery: query.description, filters: query.filters, hits: hits,
-            total: results.total, isExact: results.isExact, offset: options.request.offset,
-            limit: options.request.limit, facets: try facetCounts(results), suggestion: suggestion,
-            searchedSuggestion: searchedSuggestion, projectSuggestions: projects, dropped: dropped,
-            changesBehind: fresh.behind, catchUp: fresh.catchUp, staleReason: fresh.staleReason)
-    }
-
-    /// Parses and matches `text` on `searcher`. Few or no hits: each word the index does not know is corrected on its
-    /// own (Xapian's nearest word in the spelling table), the rest of the query kept as typed; the correction is
-    /// offered only if it finds more, and searched instead with ``SearchOptions/correct``.
-    func match(_ text: String, options: SearchOptions, on searcher: SearchReader) throws(IndexerError)
-        -> (query: SearchQuery, results: SearchResults, suggestion: String?, searchedSuggestion: Bool)
-    {
-        let query = try parse(text, options: options, reader: searcher)
-        let results = try indexer(location.root) { try searcher.search(query, options.request) }
-        guard options.syntax == .spotlite, results.total <= Self.fewHits,
-            let corrected = try correctedSpelling(of: text, searcher, matched: results), corrected != text
-        else { return (query, results, nil, false) }
-        let correctedQuery = try parse(corrected, options: options, reader: searcher)
-        let correctedResults = try indexer(location.root) { try searcher.search(correctedQuery, options.request) }
-        guard correctedResults.total > results.total else { return (query, results, nil, false) }
-        return options.correct
-            ? (correctedQuery, correctedResults, corrected, true) : (query, results, corrected, false)
-    }
-
-    /// Gives each hit a snippet of its detail where the query matched (`words` say where to look in a long one).
-    func addSnippets(to hits: inout [ResolvedHit], from results: SearchResults, words: [String]) throws(IndexerError) {
-        for index in hits.indices {
-            let detail = hits[index].entity.detail
-            guard !detail.isEmpty else { continue }
-            let window = Self.unmarked(Self.snippetWindow(detail, words: words))
-            let marked = try indexer(location.root) {
-                try results.snippet(of: window, highlight: (Snippet.markStart, Snippet.markEnd))
-            }
-            hits[index].snippet = Snippet(marked: marked)
-        }
-    }
-
     /// `text` with the snippet's own marks (``Snippet/markStart``, ``Snippet/markEnd``), should the store's text hold
     /// them, replaced by U+FFFD: only the matcher's marks highlight.
     static func unmarked(_ text: String) -> String {
@@ -327,31 +120,6 @@ extension StoreIndexer {
             out.append(isMark ? "\u{FFFD}" : scalar)
         }
         return String(out)
-    }
-
-    /// `text` with each word the index does not know replaced by its nearest known word, or nil if there is none
-    /// to replace. Operators, filters (`field:value`), wildcards and numbers are left as they are, and so is
-    /// everything around the words: quotes and parentheses are never added or taken away. Whether a word is known
-    /// is read from `matched`, the results of `text`, whose match read its words' frequencies (a lost revision:
-    /// from `reader`, which reopens).
-    func correctedSpelling(of text: String, _ reader: SearchReader, matched: SearchResults) throws(IndexerError)
-        -> String?
-    {
-        var corrected = text
-        var changed = false
-        for range in Self.correctableWordRanges(text).reversed() {
-            let word = String(text[range])
-            let known = try indexer(location.root) { () throws(SearchIndexError) in
-                if let known = try? matched.knowsWord(word) { return known }
-                return try reader.knowsWord(word)
-            }
-            guard !known,
-                let replacement = try indexer(location.root, { try reader.correction(for: word) })
-            else { continue }
-            corrected.replaceSubrange(range, with: replacement)
-            changed = true
-        }
-        return changed ? corrected : nil
     }
 
     /// Where the words a spelling correction may replace are in `text`: runs of letters and digits with at least one
@@ -502,40 +270,6 @@ extension StoreIndexer {
         }
     }
 
-    func parse(_ text: String, options: SearchOptions, reader: SearchReader?, correctSpelling: Bool = false)
-        throws(IndexerError) -> SearchQuery
-    {
-        try indexer(location.root) {
-            let words = try reader?.queryParser(clock: options.clock) ?? SearchQueryParser(clock: options.clock)
-            switch options.syntax {
-            case .spotlite:
-                return try words.parse(text, partial: options.partial, correctSpelling: correctSpelling)
-            case .spotlight:
-                return try SpotlightQueryParser(words: words, clock: options.clock).parse(text)
-            }
-        }
-    }
-
-    /// Facet counts with project URIs labelled by their current titles.
-    func facetCounts(_ results: SearchResults) throws(IndexerError) -> [FacetCounts] {
-        let facets = results.facets
-        guard !facets.isEmpty else { return [] }
-        let projectIDs = facets.filter { $0.facet == .project }.flatMap { $0.values.map(\.value) }
-            .compactMap { try? TrackerURI(parsing: $0) }.map(\.entityID)
-        let projects = try indexer(location.root) { try store.read { try $0.projects(ids: projectIDs) } }
-        return facets.map { facet, values in
-            FacetCounts(
-                facet: facet,
-                values: values.compactMap { value, count in
-                    guard facet == .project else { return .init(value: value, label: value, count: count) }
-                    guard let uri = try? TrackerURI(parsing: value), let project = projects[uri.entityID] else {
-                        return nil
-                    }
-                    return .init(value: value, label: project.title, count: count)
-                })
-        }
-    }
-
     /// Whether the index is bound to this store and layout and has applied the store's change `target` (its last
     /// when the search began), and none the store does not have.
     func isCurrent(_ reader: SearchReader, target: Int64) throws(IndexerError) -> Bool {
@@ -551,21 +285,4 @@ extension StoreIndexer {
         }
     }
 
-    /// Resolves hits against the store in one read (a page of items: one statement; else one query per kind and
-    /// 500 ids, in one transaction); drops gone rows.
-    func resolve(_ hits: [SearchHit]) throws(IndexerError) -> (hits: [ResolvedHit], dropped: Int) {
-        let uris = hits.map { hit in
-            (try? TrackerURI(parsing: hit.uniqueIdentifier)).flatMap { $0.storeID == store.uuid ? $0 : nil }
-        }
-        func ids(_ kind: TrackerURI.Kind) -> [String] { uris.compactMap { $0?.kind == kind ? $0!.entityID : nil } }
-        let found = try indexer(location.root) {
-            try store.entities(items: ids(.item), projects: ids(.project), messages: ids(.message))
-        }
-        let resolved = zip(hits, uris).compactMap { hit, uri in
-            uri.flatMap { uri in
-                found[uri.kind]?[uri.entityID].map { ResolvedHit(uri: uri, entity: $0, score: hit.score) }
-            }
-        }
-        return (resolved, hits.count - resolved.count)
-    }
 }

@@ -30,11 +30,14 @@ extension StoreIndexer {
         } catch {
             throw IndexerError(error, path: location.root)
         }
-        var (hits, dropped) = try resolve(found.results.hits)
+        let pipeline = pipeline(fresh, options: options)
+        var (hits, dropped) = try pipeline.resolve(found.results.hits)
         if let own = found.selfScore, own > 0 {
             for index in hits.indices { hits[index].likeness = min(1, hits[index].score / own) }
         }
-        if options.snippets { try addSnippets(to: &hits, from: found.results, words: Self.snippetWords(title)) }
+        if options.snippets {
+            try pipeline.addSnippets(to: &hits, from: found.results, words: Self.snippetWords(title))
+        }
         return SearchOutcome(
             query: "like \(uri)", parsedQuery: "more like \(title)", filters: [], hits: hits,
             total: found.results.total, isExact: found.results.isExact, offset: options.request.offset,

@@ -31,10 +31,13 @@ extension StoreIndexer {
         var options = SearchOptions()
         options.syntax = syntax == .spotlight ? .spotlight : .spotlite
         options.clock = clock
-        _ = try parse(text, options: options, reader: nil)  // a bad query is refused before anything is built
+        // A bad query is refused before anything is built.
+        let checked = try SearchPipeline.parse(text, options: options, reader: nil, path: location.root)
         let fresh = try freshReader(reusing: nil)
         let reader = fresh.reader
-        let query = try parse(text, options: options, reader: reader)
+        let query =
+            SearchPipeline.parseReadsIndex(text, options: options)
+            ? try SearchPipeline.parse(text, options: options, reader: reader, path: location.root) : checked
         let normalized = Self.normalizedQuery(text, syntax: syntax)
         return try indexer(location.root) {
             let cursor = Int64(try reader.fetchLastClientState() ?? "0") ?? 0
@@ -86,7 +89,7 @@ extension StoreIndexer {
         options.clock = clock
         let query: SearchQuery
         do {
-            query = try parse(subscription.query, options: options, reader: reader)
+            query = try SearchPipeline.parse(subscription.query, options: options, reader: reader, path: location.root)
         } catch  where error.code == .querySyntax {
             return false  // saved when it parsed; a wildcard may now expand too far: try again at the next change
         }

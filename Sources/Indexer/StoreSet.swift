@@ -126,20 +126,15 @@ public final class StoreSet: @unchecked Sendable {
         return (copies[best], copies.filter { $0.store != copies[best].store }.map(\.store))
     }
 
-    /// A store that opened, with its index brought up to date as far as it can be.
-    struct Opened {
-        var name: String
-        var indexer: StoreIndexer
-        var fresh: StoreIndexer.FreshReader
-    }
-
     /// Opens every member and brings its index up to date; what fails is a failure (all of them thrown as the
     /// first's error when `strict`).
-    func open(_ text: String, options: SearchOptions, strict: Bool) throws(IndexerError) -> ([Opened], [StoreFailure]) {
-        var opened: [Opened] = []
+    func open(_ text: String, options: SearchOptions, strict: Bool) throws(IndexerError)
+        -> (opened: [SearchPipeline.Source], failures: [StoreFailure], checked: SearchQuery?)
+    {
+        var opened: [SearchPipeline.Source] = []
         var failures: [StoreFailure] = []
         var seen: [String: String] = [:]
-        var parsed = false
+        var checked: SearchQuery?
         for (position, member) in members.enumerated() {
             // Each store gets one bound for the locks other processes hold on it, however many reads opening it and
             // catching its index up take: past it, it is a failure (`busy`), and the others answer.
@@ -158,9 +153,8 @@ public final class StoreSet: @unchecked Sendable {
                 seen[indexer.store.uuid] = member.name
                 // A bad query is the query's fault, not a store's: it fails the whole search, before any index is
                 // caught up.
-                if !parsed {
-                    _ = try indexer.parse(text, options: options, reader: nil)
-                    parsed = true
+                if checked == nil {
+                    checked = try SearchPipeline.parse(text, options: options, reader: nil, path: indexer.location.root)
                 }
                 try indexer.checkLocation()
                 let waited = ContinuousClock.now - started
@@ -169,7 +163,7 @@ public final class StoreSet: @unchecked Sendable {
                     try indexer.freshReader(reusing: readers[position], onLargeBacklog: options.onLargeBacklog)
                 }
                 readers[position] = fresh.reader
-                opened.append(Opened(name: member.name, indexer: indexer, fresh: fresh))
+                opened.append(SearchPipeline.Source(name: member.name, indexer: indexer, fresh: fresh))
             } catch let error as IndexerError where error.code == .querySyntax {
                 throw error
             } catch {
@@ -183,7 +177,7 @@ public final class StoreSet: @unchecked Sendable {
                 failures.append(failure)
             }
         }
-        return (opened, failures)
+        return (opened, failures, checked)
     }
 
     /// Searches every store as one index. Throws when the query is bad, when no store could answer (the first
@@ -193,8 +187,8 @@ public final class StoreSet: @unchecked Sendable {
     {
         searchLock.lock()
         defer { searchLock.unlock() }
-        let (opened, failures) = try open(text, options: options, strict: strict)
-        guard let first = opened.first else {
+        let (opened, failures, checked) = try open(text, options: options, strict: strict)
+        guard !opened.isEmpty else {
             let names = failures.map { "\($0.store): \($0.message)" }.joined(separator: "; ")
             throw IndexerError(
                 .store, members.isEmpty ? "no stores to search" : "no store could be searched (\(names))")
@@ -206,127 +200,9 @@ public final class StoreSet: @unchecked Sendable {
             self.combined = (paths, reader)
             return reader
         }
-        var attempt = 0
-        while true {
-            do {
-                var outcome = try searchOnce(text, options: options, opened: opened, reader: combined, first: first)
-                outcome.failures = failures
-                outcome.isAcrossStores = true
-                return outcome
-            } catch  where error.indexError?.code == .modified && attempt < StoreIndexer.modifiedRetries {
-                attempt += 1
-                try indexer(first.indexer.location.root) { try combined.reopen() }
-            }
-        }
-    }
-
-    private func searchOnce(
-        _ text: String, options: SearchOptions, opened: [Opened], reader: SearchReader, first: Opened
-    ) throws(IndexerError) -> SearchOutcome {
-        let (query, results, suggestion, searchedSuggestion) = try first.indexer.match(
-            text, options: options, on: reader)
-        var (hits, dropped) = try resolve(results.hits, opened: opened)
-        if options.snippets {
-            try first.indexer.addSnippets(to: &hits, from: results, words: StoreIndexer.snippetWords(query.text))
-        }
-        let behind = opened.compactMap(\.fresh.behind).reduce(0, +)
-        let stale = opened.compactMap { member in member.fresh.staleReason.map { "\(member.name): \($0)" } }
-        return SearchOutcome(
-            query: query.text, parsedQuery: query.description, filters: query.filters, hits: hits,
-            total: results.total, isExact: results.isExact, offset: options.request.offset,
-            limit: options.request.limit, facets: try facetCounts(results, opened: opened), suggestion: suggestion,
-            searchedSuggestion: searchedSuggestion,
-            projectSuggestions: results.total == 0
-                ? try projectSuggestions(for: query.projectTitles, opened: opened) : [],
-            dropped: dropped, changesBehind: behind == 0 ? nil : behind,
-            catchUp: opened.lazy.compactMap(\.fresh.catchUp).first { $0.rebuildReason != nil },
-            staleReason: stale.isEmpty ? nil : stale.joined(separator: "; "))
-    }
-
-    /// Each hit's row read in every store (one read per store), then shown from the copy modified last among
-    /// those that hold it. A hit whose own store no longer has its row is dropped, as in a one-store search.
-    private func resolve(_ hits: [SearchHit], opened: [Opened]) throws(IndexerError) -> ([ResolvedHit], Int) {
-        let uris = hits.map { try? TrackerURI(parsing: $0.uniqueIdentifier) }
-        func ids(_ kind: TrackerURI.Kind) -> [String] { uris.compactMap { $0?.kind == kind ? $0!.entityID : nil } }
-        let rows = try opened.map { member throws(IndexerError) in
-            try indexer(member.indexer.location.root) {
-                try member.indexer.store.read { reader in
-                    try reader.entities(items: ids(.item), projects: ids(.project), messages: ids(.message))
-                }
-            }
-        }
-        let resolved = zip(hits, uris).compactMap { hit, uri -> ResolvedHit? in
-            guard let uri else { return nil }
-            // Every store's copy, in the set's order.
-            let copies = opened.indices.compactMap { index in rows[index][uri.kind]?[uri.entityID].map { (index, $0) } }
-            guard copies.contains(where: { opened[$0.0].indexer.store.uuid == uri.storeID }),
-                let best = Self.newest(copies, modifiedAt: \.1.modifiedAt)
-            else { return nil }
-            let (index, entity) = copies[best]
-            var resolved = ResolvedHit(
-                uri: TrackerURI(storeID: opened[index].indexer.store.uuid, kind: uri.kind, entityID: uri.entityID),
-                entity: entity, score: hit.score)
-            resolved.store = opened[index].name
-            resolved.alsoIn = copies.filter { $0.0 != index }.map { opened[$0.0].name }
-            return resolved
-        }
-        return (resolved, hits.count - resolved.count)
-    }
-
-    /// Facet counts, project URIs labelled by their titles in their own store, store UUIDs by the stores' names.
-    private func facetCounts(_ results: SearchResults, opened: [Opened]) throws(IndexerError) -> [FacetCounts] {
-        let facets = results.facets
-        guard !facets.isEmpty else { return [] }
-        let names = Dictionary(opened.map { ($0.indexer.store.uuid, $0.name) }, uniquingKeysWith: { a, _ in a })
-        let projectURIs = facets.filter { $0.facet == .project }.flatMap { $0.values.map(\.value) }
-            .compactMap { try? TrackerURI(parsing: $0) }
-        var titles: [String: String] = [:]
-        for member in opened {
-            let ids = projectURIs.filter { $0.storeID == member.indexer.store.uuid }.map(\.entityID)
-            guard !ids.isEmpty else { continue }
-            let projects = try indexer(member.indexer.location.root) {
-                try member.indexer.store.read { try $0.projects(ids: ids) }
-            }
-            for (id, project) in projects {
-                titles[TrackerURI(storeID: member.indexer.store.uuid, kind: .project, entityID: id).description] =
-                    project.title
-            }
-        }
-        // Stores of equal counts come in the set's order (their UUIDs are random).
-        let order = Dictionary(opened.enumerated().map { ($1.indexer.store.uuid, $0) }, uniquingKeysWith: { a, _ in a })
-        return facets.map { facet, values in
-            var counted = FacetCounts(
-                facet: facet,
-                values: values.compactMap { value, count in
-                    switch facet {
-                    case .project: return titles[value].map { .init(value: value, label: $0, count: count) }
-                    case .store: return names[value].map { .init(value: value, label: $0, count: count) }
-                    default: return .init(value: value, label: value, count: count)
-                    }
-                })
-            if facet == .store {
-                counted.values.sort { ($1.count, order[$0.value] ?? 0) < ($0.count, order[$1.value] ?? 0) }
-            }
-            return counted
-        }
-    }
-
-    /// Project titles the query filters on that no store has, with the nearest titles of any store.
-    private func projectSuggestions(for titles: [String], opened: [Opened]) throws(IndexerError) -> [ProjectSuggestion]
-    {
-        guard !titles.isEmpty else { return [] }
-        var near: [String: [String]] = [:]
-        var known = Set<String>()
-        for member in opened {
-            let suggestions = try member.indexer.projectSuggestions(for: titles)
-            let typed = Set(suggestions.map(\.typed))
-            known.formUnion(titles.filter { !typed.contains($0) })
-            for suggestion in suggestions { near[suggestion.typed, default: []] += suggestion.titles }
-        }
-        return titles.filter { !known.contains($0) }.map { typed in
-            var seen = Set<String>()
-            return ProjectSuggestion(
-                typed: typed, titles: Array((near[typed] ?? []).filter { seen.insert($0).inserted }.prefix(3)))
-        }
+        var outcome = try SearchPipeline(sources: opened, reader: combined, options: options).run(
+            text, checked: checked)
+        outcome.failures = failures
+        return outcome
     }
 }

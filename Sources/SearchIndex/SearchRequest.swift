@@ -84,21 +84,6 @@ public struct SearchRequest: Sendable {
     /// `spotlite serve` bounds each search with it.
     public var timeLimit = 0.0
 
-    /// What is wrong with a page of `limit` hits after `offset`, in words for `--limit`/`--offset` (the CLI) and
-    /// `limit`/`offset` (the API), or nil when the page can be searched. `maximumLimit` is the caller's cap on a
-    /// page (the server's is smaller than ``maximumLimit``).
-    public static func pageProblem(offset: Int, limit: Int, maximumLimit: Int = maximumLimit, option: String = "--")
-        -> String?
-    {
-        if !(1...maximumLimit).contains(limit) {
-            return "\(option)limit must be a whole number from 1 to \(maximumLimit)"
-        }
-        if !(0...maximumOffset).contains(offset) {
-            return "\(option)offset must be a whole number from 0 to \(maximumOffset)"
-        }
-        return nil
-    }
-
     /// How many hits the page's end is from the first match: ``offset`` plus ``limit``, at most `Int.max`.
     public var end: Int {
         let (sum, overflow) = offset.addingReportingOverflow(limit)

@@ -5,8 +5,6 @@ import SearchIndex
 import SpotliteJSON
 import TrackerStore
 
-extension SearchSort: ExpressibleByArgument {}
-
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
@@ -44,21 +42,22 @@ struct SearchCommand: ParsableCommand {
     @Option(help: "text, json, jsonl (one hit a line) or ids (one URI a line).")
     var format: OutputFormat = .text
 
+    // Limit, offset, sort and facets are taken as typed and checked by SearchParameters, as the API's are.
     @Option(name: [.short, .long], help: "At most this many hits.")
-    var limit: Int = 20
+    var limit: String = "20"
 
     @Option(help: "Skip this many hits (for paging).")
-    var offset: Int = 0
+    var offset: String = "0"
 
     @Option(help: "relevance, created, modified, priority or title.")
-    var sort: SearchSort = .relevance
+    var sort: String = "relevance"
 
     @Flag(help: "Reverse the --sort order (oldest, lowest priority or Z→A first).")
     var reverse = false
 
     @Option(
         help: ArgumentHelp(
-            "Count matches per project, priority and/or status, e.g. project,status.",
+            "Count matches per project, priority, status and/or store, e.g. project,status.",
             valueName: "facets"))
     var facets: String?
 
@@ -97,38 +96,34 @@ struct SearchCommand: ParsableCommand {
             throw ValidationError(
                 "unknown option '\(option)' (to exclude a one-letter word, write NOT \(option.dropFirst()))")
         }
-        if queryText.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw ValidationError("give a query, e.g. spotlite search leaking tap")
-        }
-        if let problem = SearchRequest.pageProblem(offset: offset, limit: limit) { throw ValidationError(problem) }
         if stores != nil && options.index != nil {
             throw ValidationError(
                 "--index names one store's index; with --stores each store's index is in its default place")
         }
         if strict && stores == nil { throw ValidationError("--strict goes with --stores") }
-        if reverse && sort == .relevance {
-            throw ValidationError("--reverse needs --sort created, modified, priority or title")
-        }
-        _ = try requestedFacets()
+        _ = try searchOptions()
     }
 
-    func requestedFacets() throws -> [SearchFacet] {
-        guard let facets else { return [] }
-        return try facets.split(separator: ",").map { name in
-            guard let facet = SearchFacet(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                throw ValidationError("--facets takes project, priority and status, not '\(name)'")
-            }
-            return facet
+    /// The search the options ask for, checked as the API checks its parameters (``SearchParameters``).
+    func searchOptions() throws -> SearchOptions {
+        var parameters = SearchParameters(.option, query: queryText)
+        parameters.limit = limit
+        parameters.offset = offset
+        parameters.sort = sort
+        parameters.reverse = reverse
+        parameters.facets = facets
+        parameters.partial = partial
+        parameters.correct = correct
+        parameters.spotlight = spotlight
+        do {
+            return try parameters.options()
+        } catch {
+            throw ValidationError(error.message)
         }
     }
 
     func run() throws {
-        var search = SearchOptions()
-        search.syntax = spotlight ? .spotlight : .spotlite
-        search.request = SearchRequest(
-            offset: offset, limit: limit, sort: sort, reverse: reverse, facets: try requestedFacets())
-        search.partial = partial
-        search.correct = correct
+        var search = try searchOptions()
         search.onLargeBacklog = Output.largeBacklogNote
         search.snippets = format == .text || format == .json || format == .jsonl
         let text = queryText

@@ -36,7 +36,13 @@ struct SimilarCommand: ParsableCommand {
     var null = false
 
     func validate() throws {
-        if let problem = SearchRequest.pageProblem(offset: offset, limit: limit) { throw ValidationError(problem) }
+        do {
+            _ = try SearchParameters.page(
+                limit: String(limit), offset: String(offset), maximumLimit: SearchRequest.maximumLimit,
+                spelling: .option)
+        } catch {
+            throw ValidationError(error.message)
+        }
     }
 
     func run() throws {

@@ -118,58 +118,26 @@ struct APIRoutes: Sendable {
         return backend.storeSet(key: members.map(\.name).joined(separator: ",")) { StoreSet(members: members) }
     }
 
-    /// The query and options of `/v1/search?q=…&limit&offset&sort&reverse&facets&partial&correct&spotlight`.
+    /// The query and options of `/v1/search?q=…&limit&offset&sort&reverse&facets&partial&correct&spotlight`, checked
+    /// as `spotlite search` checks its options (``SearchParameters``).
     func searchOptions(_ parameters: FormQuery) throws -> (text: String, options: SearchOptions) {
-        guard let text = parameters["q"], !text.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw Problem(.badRequest, "give a query: /v1/search?q=leaking+tap", code: .usage)
-        }
-        if text.utf8.count > SearchQueryParser.maximumQueryBytes {
-            throw Problem(
-                .badRequest,
-                "the query is \(text.utf8.count) bytes long; at most \(SearchQueryParser.maximumQueryBytes) are allowed",
-                code: .usage)
-        }
-        var search = SearchOptions()
-        search.request.limit = try integer(parameters, "limit", default: 20, in: 1...options.maximumLimit)
-        search.request.offset = try integer(parameters, "offset", default: 0, in: 0...SearchRequest.maximumOffset)
-        if let sort = parameters["sort"] {
-            guard let value = SearchSort(rawValue: sort) else {
-                throw Problem(
-                    .badRequest,
-                    "sort takes \(SearchSort.allCases.map(\.rawValue).joined(separator: ", ")), not '\(sort)'",
-                    code: .usage)
-            }
-            search.request.sort = value
-        }
-        search.request.reverse = try flag(parameters, "reverse")
-        if search.request.reverse && search.request.sort == .relevance {
-            throw Problem(.badRequest, "reverse needs sort=created, modified, priority or title", code: .usage)
-        }
-        if let facets = parameters["facets"], !facets.isEmpty {
-            search.request.facets = try facets.split(separator: ",").map { name in
-                guard let facet = SearchFacet(rawValue: String(name)) else {
-                    throw Problem(
-                        .badRequest, "facets takes project, priority, status and store, not '\(name)'", code: .usage)
-                }
-                return facet
-            }
-        }
+        var search = SearchParameters(.field, query: parameters["q"] ?? "")
+        search.limit = parameters["limit"]
+        search.offset = parameters["offset"]
+        search.sort = parameters["sort"]
+        search.reverse = try flag(parameters, "reverse")
+        search.facets = parameters["facets"]
         search.partial = try flag(parameters, "partial")
         search.correct = try flag(parameters, "correct")
-        search.syntax = try flag(parameters, "spotlight") ? .spotlight : .spotlite
-        search.request.timeLimit = options.searchTimeLimit
-        return (text, search)
-    }
-
-    func integer(_ parameters: FormQuery, _ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int
-    {
-        guard let text = parameters[name] else { return value }
-        guard let number = Int(text), range.contains(number) else {
-            throw Problem(
-                .badRequest, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)",
-                code: .usage)
+        search.spotlight = try flag(parameters, "spotlight")
+        var options: SearchOptions
+        do {
+            options = try search.options(maximumLimit: self.options.maximumLimit)
+        } catch {
+            throw Problem(.badRequest, error.message, code: .usage)
         }
-        return number
+        options.request.timeLimit = self.options.searchTimeLimit
+        return (search.query, options)
     }
 
     func flag(_ parameters: FormQuery, _ name: String) throws -> Bool {

@@ -91,6 +91,16 @@ import Testing
             #expect(result.stderr.contains("--offset must be a whole number from 0 to 1000000"), "\(result.stderr)")
         }
         #expect(cli("search", "tap", "--limit", "9223372036854775807").status == 2)
+        // The API's words for the same mistakes (ServerRouteTests), with the option's dashes.
+        for (arguments, message) in [
+            (["--facets", "project,bogus"], "--facets takes project, priority, status and store, not 'bogus'"),
+            (["--sort", "newest"], "--sort takes relevance, created, modified, priority, title, not 'newest'"),
+            (["--reverse"], "--reverse needs --sort created, modified, priority or title"),
+            (["--limit", "ten"], "--limit must be a whole number from 1 to 1000000"),
+        ] {
+            let result = cli.run(arguments: ["search", "tap"] + arguments)
+            #expect(result.status == 2 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
         let uri = cli("search", "tap", "--format", "ids").stdoutLines.first ?? ""
         #expect(cli("similar", uri, "--offset", "9223372036854775807").status == 2)
         // A field with nothing after it is refused as its empty value is, not searched as a word.

@@ -109,6 +109,25 @@ enum SampleFixture {
         }
     }
 
+    /// A bad search parameter is refused in the words `spotlite search` uses for the same option (less its `--`):
+    /// both check a request through SearchParameters.
+    @Test func badSearchParametersAreRefusedInTheCommandsWords() async throws {
+        try await withServer { client, _ in
+            for (query, detail) in [
+                ("q=tap&facets=project,bogus", "facets takes project, priority, status and store, not 'bogus'"),
+                ("q=tap&sort=newest", "sort takes relevance, created, modified, priority, title, not 'newest'"),
+                ("q=tap&reverse=true", "reverse needs sort created, modified, priority or title"),
+                ("q=tap&limit=ten", "limit must be a whole number from 1 to 1000"),
+                ("q=tap&offset=-1", "offset must be a whole number from 0 to 1000000"),
+                ("q=%20", "give a query: /v1/search?q=leaking+tap"),
+            ] {
+                let response = try await client.execute(uri: "/v1/search?" + query, method: .get)
+                #expect(response.status == .badRequest, "\(query)")
+                #expect(try Self.json(response.body)["detail"] as? String == detail, "\(query)")
+            }
+        }
+    }
+
     /// What a browser sends across sites unasked is refused before it reaches a route, and makes nothing.
     @Test func crossSiteWritesAreRefused() async throws {
         try await withServer { client, server in

@@ -1,0 +1,74 @@
+import Foundation
+import SearchIndex
+import TestSupport
+import Testing
+import TrackerStore
+
+@testable import Indexer
+
+/// Every way of searching runs one pipeline (SearchPipeline): a store searched once, in a kept session, and as a set
+/// of one store answer alike — the same hits and scores, snippets, totals, facets with their labels, spelling
+/// suggestions and project suggestions — and a set names the store of each hit.
+@Suite struct SearchPipelineTests {
+    let directory = TemporaryDirectory("pipeline")
+    let store: TrackerStore
+    let indexer: StoreIndexer
+
+    init() throws {
+        store = try TrackerStore.create(at: directory.file("tracker.sqlite"))
+        indexer = StoreIndexer(store: store, indexPath: directory.file("index"))
+        let home = try store.addProject(title: "Home renovation")
+        let garden = try store.addProject(title: "Garden")
+        try store.addItem(projectID: home.id, title: "Fix the leaking tap", detail: "The washer is worn", priority: 3)
+        try store.addItem(projectID: home.id, title: "Paint the ceiling", detail: "After the tap is fixed")
+        try store.addItem(projectID: garden.id, title: "Mend the hose tap", priority: 1)
+        try store.addItem(projectID: garden.id, title: "Plant tomatoes")
+        try store.addItem(projectID: garden.id, title: "Water the tomatoes", detail: "Every evening")
+    }
+
+    /// What a user sees of an outcome, store names aside.
+    struct Seen: Equatable {
+        var hits: [String]
+        var scores: [Double]
+        var snippets: [String?]
+        var total: Int
+        var facets: [FacetCounts]
+        var suggestion: String?
+        var projectSuggestions: [ProjectSuggestion]
+    }
+
+    static func seen(_ outcome: SearchOutcome) -> Seen {
+        Seen(
+            hits: outcome.hits.map(\.uri.description), scores: outcome.hits.map(\.score),
+            snippets: outcome.hits.map(\.snippet?.marked), total: outcome.total, facets: outcome.facets,
+            suggestion: outcome.suggestion, projectSuggestions: outcome.projectSuggestions)
+    }
+
+    @Test(arguments: ["tap", "leaking tap", "tapp", "tomatoex", "ta*", "project:Gardn tap", "priority:3 OR hose"])
+    func aStoreAloneInASessionAndAsASetAnswerAlike(query: String) throws {
+        var options = SearchOptions()
+        options.request.facets = [.project, .priority, .status]
+        let alone = try indexer.search(query, options: options)
+        let session = SearchSession(indexer)
+        let inSession = try session.search(query, options: options)
+        let again = try session.search(query, options: options)
+        let set = StoreSet(members: [.init(name: "home", open: { [indexer] in indexer })])
+        let asSet = try set.search(query, options: options)
+        #expect(Self.seen(inSession) == Self.seen(alone), "\(query)")
+        #expect(Self.seen(again) == Self.seen(alone), "\(query)")
+        #expect(Self.seen(asSet) == Self.seen(alone), "\(query)")
+        #expect(!alone.isAcrossStores && asSet.isAcrossStores)
+        #expect(asSet.hits.allSatisfy { $0.store == "home" } && alone.hits.allSatisfy { $0.store == nil })
+    }
+
+    @Test func theSpellingSuggestionAndProjectSuggestionsComeFromThePipeline() throws {
+        let misspelt = try indexer.search("tomatoex")
+        #expect(misspelt.suggestion == "tomatoes")
+        var options = SearchOptions()
+        options.correct = true
+        let corrected = try indexer.search("tomatoex", options: options)
+        #expect(corrected.searchedSuggestion && corrected.hits.count == 2)
+        let project = try indexer.search("project:Gardn tap")
+        #expect(project.projectSuggestions == [ProjectSuggestion(typed: "Gardn", titles: ["Garden"])])
+    }
+}
