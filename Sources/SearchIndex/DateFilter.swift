@@ -67,26 +67,21 @@ struct DateFilter {
         func startOf(_ component: Calendar.Component, _ date: Date) -> Date? {
             calendar.dateInterval(of: component, for: date)?.start
         }
+        /// The whole `component` (day, week, month, year) `now` is in, or the one `back` before it.
+        func whole(_ component: Calendar.Component, back: Int = 0) -> Period? {
+            startOf(component, now).flatMap { calendar.date(byAdding: component, value: -back, to: $0) }.flatMap {
+                span($0, component)
+            }
+        }
         switch text {
-        case "today": return startOf(.day, now).flatMap { span($0, .day) }
-        case "yesterday":
-            return startOf(.day, now).flatMap { calendar.date(byAdding: .day, value: -1, to: $0) }.flatMap {
-                span($0, .day)
-            }
-        case "this_week": return startOf(.weekOfYear, now).flatMap { span($0, .weekOfYear) }
-        case "last_week":
-            return startOf(.weekOfYear, now).flatMap { calendar.date(byAdding: .weekOfYear, value: -1, to: $0) }
-                .flatMap { span($0, .weekOfYear) }
-        case "this_month": return startOf(.month, now).flatMap { span($0, .month) }
-        case "last_month":
-            return startOf(.month, now).flatMap { calendar.date(byAdding: .month, value: -1, to: $0) }.flatMap {
-                span($0, .month)
-            }
-        case "this_year": return startOf(.year, now).flatMap { span($0, .year) }
-        case "last_year":
-            return startOf(.year, now).flatMap { calendar.date(byAdding: .year, value: -1, to: $0) }.flatMap {
-                span($0, .year)
-            }
+        case "today": return whole(.day)
+        case "yesterday": return whole(.day, back: 1)
+        case "this_week": return whole(.weekOfYear)
+        case "last_week": return whole(.weekOfYear, back: 1)
+        case "this_month": return whole(.month)
+        case "last_month": return whole(.month, back: 1)
+        case "this_year": return whole(.year)
+        case "last_year": return whole(.year, back: 1)
         default: break
         }
         if text.hasPrefix("-"), let unit = text.last, let count = Int(text.dropFirst().dropLast()), count >= 0,

@@ -114,9 +114,6 @@ struct ResolveCommand: ParsableCommand {
                 "  created:   \(line(item.createdAt))",
                 "  modified:  \(line(item.modifiedAt))",
             ]
-            if let store {
-                lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3)
-            }
             if !item.detail.isEmpty { lines += ["", item.detail] }
         case .message(let message, let project, let item):
             let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)
@@ -137,9 +134,6 @@ struct ResolveCommand: ParsableCommand {
                 "",
                 message.text,
             ]
-            if let store {
-                lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3)
-            }
         case .project(let project):
             lines = [
                 line(project.title),
@@ -149,11 +143,10 @@ struct ResolveCommand: ParsableCommand {
                 "  created:   \(line(project.createdAt))",
                 "  modified:  \(line(project.modifiedAt))",
             ]
-            if let store {
-                lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3)
-            }
             if !project.detail.isEmpty { lines += ["", project.detail] }
         }
+        // Third line on, under the kind, whatever the kind.
+        if let store { lines.insert("  store:     \(([store.store] + store.alsoIn).joined(separator: ", "))", at: 3) }
         return lines.joined(separator: "\n")
     }
 }

@@ -127,30 +127,26 @@ extension TrackerStore {
                 }
             }
             let upsertProject = try db.cachedStatement(
-                sql: """
-                    INSERT INTO projects (id, title, detail, color, closed, created_at, modified_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET
-                        title = excluded.title, detail = excluded.detail, color = excluded.color,
-                        closed = excluded.closed, created_at = excluded.created_at
-                    WHERE title IS NOT excluded.title OR detail IS NOT excluded.detail OR color IS NOT excluded.color
-                        OR closed IS NOT excluded.closed OR created_at IS NOT excluded.created_at
-                    """)
+                sql: Self.upsertSQL("projects", ["title", "detail", "color", "closed", "created_at"]))
             let upsertItem = try db.cachedStatement(
-                sql: """
-                    INSERT INTO items (id, project_id, title, detail, priority, completed, created_at, modified_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET
-                        project_id = excluded.project_id, title = excluded.title, detail = excluded.detail,
-                        priority = excluded.priority, completed = excluded.completed, created_at = excluded.created_at
-                    WHERE project_id IS NOT excluded.project_id OR title IS NOT excluded.title
-                        OR detail IS NOT excluded.detail OR priority IS NOT excluded.priority
-                        OR completed IS NOT excluded.completed OR created_at IS NOT excluded.created_at
-                    """)
+                sql: Self.upsertSQL("items", ["project_id", "title", "detail", "priority", "completed", "created_at"]))
             let existingItems = try Set(String.fetchAll(db, sql: "SELECT id FROM items"))
             let existingProjects = try Set(String.fetchAll(db, sql: "SELECT id FROM projects"))
             var written = 0
-            func wrote() {
+            /// Writes one record with `statement`, counts it as added (it did not exist), updated or unchanged, and
+            /// reports progress.
+            func upsert(
+                _ statement: Statement, _ arguments: StatementArguments, existed: Bool,
+                added: WritableKeyPath<ImportSummary, Int>, updated: WritableKeyPath<ImportSummary, Int>
+            ) throws {
+                try statement.execute(arguments: arguments)
+                if !existed {
+                    summary[keyPath: added] += 1
+                } else if db.changesCount > 0 {
+                    summary[keyPath: updated] += 1
+                } else {
+                    summary.unchanged += 1
+                }
                 written += 1
                 if written % Self.progressStep == 0 || written == records.count {
                     progress?(ImportProgress(stage: .writing, done: written, total: records.count))
@@ -158,58 +154,40 @@ extension TrackerStore {
             }
             // Projects first, so that an item may precede its project in the file.
             for case (_, .project(let p)) in records {
-                try upsertProject.execute(arguments: [
-                    p.id, p.title, p.detail, p.color, p.isClosed, p.createdAt, p.modifiedAt,
-                ])
-                count(
-                    db.changesCount, existed: existingProjects.contains(p.id),
-                    added: &summary.projectsAdded, updated: &summary.projectsUpdated, unchanged: &summary.unchanged)
-                wrote()
+                try upsert(
+                    upsertProject, [p.id, p.title, p.detail, p.color, p.isClosed, p.createdAt, p.modifiedAt],
+                    existed: existingProjects.contains(p.id), added: \.projectsAdded, updated: \.projectsUpdated)
             }
             for case (_, .item(let i)) in records {
-                try upsertItem.execute(arguments: [
-                    i.id, i.projectID, i.title, i.detail, i.priority, i.isCompleted, i.createdAt, i.modifiedAt,
-                ])
-                count(
-                    db.changesCount, existed: existingItems.contains(i.id),
-                    added: &summary.itemsAdded, updated: &summary.itemsUpdated, unchanged: &summary.unchanged)
-                wrote()
+                try upsert(
+                    upsertItem,
+                    [i.id, i.projectID, i.title, i.detail, i.priority, i.isCompleted, i.createdAt, i.modifiedAt],
+                    existed: existingItems.contains(i.id), added: \.itemsAdded, updated: \.itemsUpdated)
             }
             guard hasMessages else { return summary }
             // Messages last: what they are on is in place by now.
             let upsertMessage = try db.cachedStatement(
-                sql: """
-                    INSERT INTO messages (id, project_id, item_id, author, text, created_at, modified_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET
-                        project_id = excluded.project_id, item_id = excluded.item_id, author = excluded.author,
-                        text = excluded.text, created_at = excluded.created_at
-                    WHERE project_id IS NOT excluded.project_id OR item_id IS NOT excluded.item_id
-                        OR author IS NOT excluded.author OR text IS NOT excluded.text
-                        OR created_at IS NOT excluded.created_at
-                    """)
+                sql: Self.upsertSQL("messages", ["project_id", "item_id", "author", "text", "created_at"]))
             let existingMessages = try Set(String.fetchAll(db, sql: "SELECT id FROM messages"))
             for case (_, .message(let m)) in records {
-                try upsertMessage.execute(arguments: [
-                    m.id, m.projectID, m.itemID, m.author, m.text, m.createdAt, m.modifiedAt,
-                ])
-                count(
-                    db.changesCount, existed: existingMessages.contains(m.id),
-                    added: &summary.messagesAdded, updated: &summary.messagesUpdated, unchanged: &summary.unchanged)
-                wrote()
+                try upsert(
+                    upsertMessage, [m.id, m.projectID, m.itemID, m.author, m.text, m.createdAt, m.modifiedAt],
+                    existed: existingMessages.contains(m.id), added: \.messagesAdded, updated: \.messagesUpdated)
             }
             return summary
         }
     }
 
-    private func count(_ changes: Int, existed: Bool, added: inout Int, updated: inout Int, unchanged: inout Int) {
-        if !existed {
-            added += 1
-        } else if changes > 0 {
-            updated += 1
-        } else {
-            unchanged += 1
-        }
+    /// `INSERT … ON CONFLICT (id) DO UPDATE` of a row of `table`: `id`, `columns`, then `modified_at`, bound in that
+    /// order. An existing row is changed only where a column differs, so that a row imported again unchanged is
+    /// counted unchanged and logs no change; its `modified_at` is the store's own (the update trigger sets it).
+    static func upsertSQL(_ table: String, _ columns: [String]) -> String {
+        let all = ["id"] + columns + ["modified_at"]
+        return """
+            INSERT INTO \(table) (\(all.joined(separator: ", "))) VALUES (\(all.map { _ in "?" }.joined(separator: ", ")))
+            ON CONFLICT (id) DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+            WHERE \(columns.map { "\($0) IS NOT excluded.\($0)" }.joined(separator: " OR "))
+            """
     }
 
     /// Writes every project, each followed by its items and then the messages on it and on its items, as JSON
