@@ -282,10 +282,9 @@ public final class SearchReader {
                 try database.appendTermsWithValue(
                     prefix: TermPrefix.uniqueIdentifier, slot: ValueSlot.fingerprint, after: rows.last?.term, to: &rows)
                 break
-            } catch  where error.kind == .modified && DispatchTime.now().uptimeNanoseconds < deadline {
-                try xapian { () throws(XapianError) in _ = try database.reopen() }
             } catch {
-                throw SearchIndexError(error)
+                guard DispatchTime.now().uptimeNanoseconds < deadline, try Self.reopen(database, overtakenBy: error)
+                else { throw SearchIndexError(error) }
             }
         }
         var result: [String: String] = [:]
@@ -310,12 +309,30 @@ public final class SearchReader {
         while true {
             do {
                 return try body()
-            } catch  where error.kind == .modified && attempt < Self.retries {
-                attempt += 1
-                try xapian { () throws(XapianError) in _ = try database.reopen() }
             } catch {
-                throw SearchIndexError(error)
+                guard attempt < Self.retries, try reopen(database, overtakenBy: error) else {
+                    throw SearchIndexError(error)
+                }
+                attempt += 1
             }
+        }
+    }
+
+    /// After `error` from a read, reopens `database` when a writer's commit overtook the read, and says whether it
+    /// did: Xapian's `DatabaseModifiedError`, or a block of the read's revision that a later revision already reused,
+    /// which Xapian can meet as a corrupt block or a failed inflate before it notices the revision moved. Such an
+    /// error on a database that has not moved is its own: false.
+    static func reopen(_ database: Database, overtakenBy error: XapianError) throws(SearchIndexError) -> Bool {
+        switch error.kind {
+        case .modified:
+            try xapian { () throws(XapianError) in _ = try database.reopen() }
+            return true
+        case .corrupt:
+            return (try? database.reopen()) ?? false
+        case .other where error.errorClass == "DatabaseError":
+            return (try? database.reopen()) ?? false
+        default:
+            return false
         }
     }
 }
