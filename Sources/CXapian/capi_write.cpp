@@ -16,7 +16,7 @@ namespace {
 
 /// The block size of the databases made here (Xapian's default is 8 KiB). Each B-tree entry of a posting list,
 /// position list or term list carries a few bytes of its own, and an index of short documents has millions: 16 KiB
-/// blocks make a compacted index smaller; 64 KiB ones, a little smaller still, read four times the bytes per block
+/// blocks make a compacted index smaller; 64 KiB ones, a little smaller still, read more bytes for each block
 /// visited (docs/decisions/0005-index-size.md).
 constexpr unsigned block_size = 16384;
 

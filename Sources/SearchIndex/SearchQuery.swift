@@ -250,7 +250,7 @@ public final class SearchQueryParser {
         pattern: #"(?:^|[\s(])(?:-|NOT\s+)([A-Za-z]+):(?:"([^"]*)"|([^\s)]+))"#)
 
     static func negatedFilters(in text: String) -> Set<String> {
-        // Most queries negate nothing: skip the regular expression (compiling it was a tenth of a word search).
+        // Most queries negate nothing: skip the regular expression (compiling it is a visible part of a word search).
         guard text.utf8.contains(UInt8(ascii: ":")),
             text.utf8.contains(UInt8(ascii: "-")) || text.contains("NOT"),
             let expression = negatedFilter
@@ -369,8 +369,8 @@ public final class SearchQueryParser {
         guard let range = DateFilter(clock: clock).range(value) else {
             return (.invalid("\(field):\(value) is not a date; \(DateFilter.help)"), "")
         }
-        // Written from the calendar's fields: a DateFormatter, made for each filter, was over half of the parse of a
-        // query with a date (perf of `profile search 100000 1000 date-ranged`).
+        // Written from the calendar's fields: a DateFormatter, made for each filter, cost more than the rest of the
+        // parse of a query with a date.
         let calendar = clock.calendar
         func written(_ seconds: Double) -> String {
             let fields = calendar.dateComponents(

@@ -100,8 +100,8 @@ public final class SearchReader {
     private var parser: SearchQueryParser?
 
     /// A query parser for this reader (whose words wildcards expand to and corrections come from), kept for the
-    /// reader's searches: making one set up Xapian's parser and its seven fields, a thirtieth of a rare phrase's
-    /// search. Each parse starts afresh; `clock` is what its dates are read against.
+    /// reader's searches: making one sets up Xapian's parser and its seven fields, a visible part of a rare
+    /// phrase's search. Each parse starts afresh; `clock` is what its dates are read against.
     public func queryParser(clock: QueryClock) throws(SearchIndexError) -> SearchQueryParser {
         if let parser {
             parser.clock = clock

@@ -6,8 +6,8 @@ import GRDBSQLite
 /// once.
 ///
 /// Through GRDB each read takes its pool's lock and semaphore, a hop onto the connection's dispatch queue, and its
-/// record decoding: several times the statement's own cost, which is much of a rare phrase's search
-/// (docs/decisions/0007-search-tried-and-left.md).
+/// record decoding, which cost more than the statement itself in a rare phrase's search
+/// (docs/decisions/0007-search-tried-and-left.md has the measurements).
 ///
 /// Each read is one statement outside any transaction, so SQLite reads it in a transaction of its own, as
 /// ``TrackerStore/read(_:)`` would; a page of items and projects is two, in one transaction. Connections are read-only,

@@ -30,7 +30,7 @@ public final class WritableDatabase {
     ///   - durable: `false` skips fsync on commit: only for a fresh build that is swapped in when complete.
     ///
     /// Xapian flushes every 10,000 changed documents (`XAPIAN_FLUSH_THRESHOLD` in the environment changes it;
-    /// on the synthetic corpus 5,000, 15,000, 24,000 and 50,000 all built slower).
+    /// other thresholds built slower: docs/decisions/0011-flush-threshold.md).
     public init(path: String, mode: OpenMode = .createOrOpen, durable: Bool = true) throws(XapianError) {
         var flags: Int32
         switch mode {

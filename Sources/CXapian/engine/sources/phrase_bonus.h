@@ -75,7 +75,7 @@ class PhraseBonusSource : public TermListsSource {
 /// by FieldedBM25Weight for a detail phrase (what BonusPhrase::detail_weight adds up) and by its title_weight for
 /// a title phrase. Xapian's phrase reads positions through its posting lists, which keep their place in the
 /// position table from one document to the next; each Database::positionlist_begin() is a B-tree look-up of its
-/// own, a block read: reading the posting lists and then the positions here took three times the block reads
+/// own, a block read: reading the posting lists and then the positions here took more block reads
 /// (docs/decisions/0003-phrase-bonus-window.md).
 void weigh_phrase_bonus(const Xapian::Database &database, const std::vector<BonusPhrase> &phrases,
                         const std::vector<Xapian::docid> &documents, const FieldedRanking &ranking,
