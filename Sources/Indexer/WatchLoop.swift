@@ -183,8 +183,13 @@ final class WatchLoop {
         let root = indexer.location.root
         logger.error("the index directory \(root) was removed or moved; making it again and rebuilding the index")
         closeIndex()
-        // The removal may still be going on (`rm -rf` empties the directory before removing it): a directory made or
-        // a lock taken while it goes on can be taken away too, so try again until the lock holds, for a few seconds.
+        // The removal may still be going on (`rm -rf` empties the directory before removing it): let it finish, or
+        // what is made in the directory meanwhile is removed with it (or makes the removal fail). A directory that
+        // stays (only the lock file was removed) is taken as it is.
+        let settled = Date().addingTimeInterval(5)
+        while FileManager.default.fileExists(atPath: root) && Date() < settled { usleep(20_000) }
+        // And a directory made or a lock taken while another removal goes on can be taken away too: try again until
+        // the lock holds, for a few seconds.
         let deadline = Date().addingTimeInterval(5)
         var taken: WriterLock?
         while taken == nil {
