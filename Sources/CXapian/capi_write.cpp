@@ -200,7 +200,7 @@ bool cxapian_writable_database_open(const char *path, int flags, cxapian_writabl
     }
     if (flags & CXAPIAN_DB_NO_SYNC) action |= Xapian::DB_NO_SYNC;
     *out = new cxapian_writable_database{
-        Xapian::WritableDatabase(path, action | Xapian::DB_BACKEND_GLASS, block_size)};
+        cxapian::open_writable(path, action | Xapian::DB_BACKEND_GLASS, static_cast<int>(block_size))};
     CXAPIAN_GUARD_END(error)
 }
 

@@ -8,8 +8,8 @@ import CXapian
 
 /// A Xapian database open for writing; holds the database's write lock until freed or closed.
 ///
-/// Only one writer can hold a database at a time: a second open fails at once with
-/// ``XapianError/Kind-swift.struct/lock``. Changes become visible to readers on ``commit()``; dropping the
+/// Only one writer can hold a database at a time: a second open waits up to 2 s for the lock (a database just closed
+/// can stay locked while a forked child shares it), then fails with ``XapianError/Kind-swift.struct/lock``. Changes become visible to readers on ``commit()``; dropping the
 /// object without committing discards them (and releases the lock). Not thread-safe.
 public final class WritableDatabase {
     let handle: OpaquePointer

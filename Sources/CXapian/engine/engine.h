@@ -16,6 +16,7 @@
 //                       stem_terms.h (the stems it leaves out)
 //   similar.h           more like this; compounds.h compound words; spellings.h the spelling table's words
 //   term_classes.h, term_frequencies.h, query_parts.h   helpers of the rewrites
+//   writable.h          opening a database for writing, waiting out a lock a forked child holds for a moment
 //
 // Tests of its parts: Tests/EngineTests (make test-engine).
 
@@ -30,5 +31,6 @@
 #include "spellings.h"
 #include "stem_terms.h"
 #include "word_pairs.h"
+#include "writable.h"
 
 #endif

@@ -3,6 +3,8 @@
 
 #include "spellings.h"
 
+#include "writable.h"
+
 #include <algorithm>
 
 namespace cxapian {
@@ -41,7 +43,7 @@ void add_spellings_from_shards(const std::vector<std::string> &paths, const std:
     Xapian::Database all;
     for (const std::string &path : paths) all.add_database(Xapian::Database(path));
     const std::string &prefix = title_prefix;
-    Xapian::WritableDatabase first(paths[0], Xapian::DB_OPEN | Xapian::DB_NO_SYNC);
+    Xapian::WritableDatabase first = open_writable(paths[0], Xapian::DB_OPEN | Xapian::DB_NO_SYNC);
     // Title words first: every one of them is kept, with its frequency over titles and text.
     for (Xapian::TermIterator term = all.allterms_begin(prefix); term != all.allterms_end(prefix); ++term) {
         const std::string &name = *term;

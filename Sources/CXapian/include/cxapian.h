@@ -190,7 +190,8 @@ enum {
     CXAPIAN_DB_NO_SYNC = 0x100,
 };
 
-/** Opens for writing. Fails at once with a DatabaseLockError if another writer holds the lock.
+/** Opens for writing. Fails with a DatabaseLockError if another writer still holds the lock after 2 s (a database
+ *  just closed stays locked while a child forked by another thread shares the lock; see engine/writable.h).
  *  Xapian flushes every 10,000 changed documents, or XAPIAN_FLUSH_THRESHOLD from the environment. */
 bool cxapian_writable_database_open(const char *path, int flags, cxapian_writable_database **out,
                                     cxapian_error **error);
