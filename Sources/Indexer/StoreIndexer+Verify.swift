@@ -26,6 +26,9 @@ public struct VerifyReport: Sendable {
 }
 
 extension StoreIndexer {
+    /// The write lock's purpose while `spotlite verify --repair` writes.
+    static let repairPurpose = "spotlite verify --repair"
+
     /// Checks every table of the index with Xapian's full check, then compares every store row with its index
     /// document (by fingerprint); read-only unless `repair`.
     ///
@@ -39,6 +42,8 @@ extension StoreIndexer {
         guard let generation = location.currentGeneration(), location.exists else {
             throw IndexerError(.index, "there is no index at \(location.root); build it with `spotlite index`")
         }
+        // A repair writes: refused at once while a watcher keeps the index live, clean or not, as a rebuild is.
+        if repair { try refuseIfKeptLive(purpose: Self.repairPurpose) }
         if liveWatcher() != nil {
             // Compare once the watcher has applied what the store holds now, not mid-way.
             _ = try waitUntilCurrent(timeout: lockTimeout)
@@ -52,7 +57,7 @@ extension StoreIndexer {
             }
             report.indexDocuments = try? indexer(location.root) { try openReader().documentCount() }
             guard repair else { return report }
-            let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite verify --repair")
+            let lock = try acquireLock(timeout: lockTimeout, purpose: Self.repairPurpose)
             let rebuilt = try withExtendedLifetime(lock) { () throws(IndexerError) in
                 try rebuildHoldingLock(reason: "the index is damaged (\(damage))")
             }
@@ -62,7 +67,7 @@ extension StoreIndexer {
         }
         var report = try compare()
         guard repair, !report.isClean else { return report }
-        let lock = try acquireLock(timeout: lockTimeout, purpose: "spotlite verify --repair")
+        let lock = try acquireLock(timeout: lockTimeout, purpose: Self.repairPurpose)
         try withExtendedLifetime(lock) { () throws(IndexerError) in
             try indexer(location.root) {
                 guard let generation = location.currentGeneration() else { return }

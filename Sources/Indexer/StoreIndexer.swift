@@ -135,15 +135,7 @@ public final class StoreIndexer: Sendable {
 
     func acquireLock(timeout: TimeInterval, purpose: String) throws(IndexerError) -> WriterLock {
         try claimLocation()
-        if let live = liveHolder() {
-            // It holds the lock for as long as it runs: waiting would only time out.
-            let holder = "kept live by `\(live.purpose)` (process \(live.pid))"
-            let message =
-                Self.livePurposes.contains(purpose)
-                ? "the index \(location.root) is already \(holder); stop it first, or give this one another --index"
-                : "the index \(location.root) is \(holder); stop it for `\(purpose)`, then start it again"
-            throw IndexerError(.locked, message)
-        }
+        try refuseIfKeptLive(purpose: purpose)
         let lock = try indexer(location.root) {
             try WriterLock.acquire(at: location.lockPath, timeout: timeout, purpose: purpose)
         }
@@ -156,6 +148,18 @@ public final class StoreIndexer: Sendable {
             )
         }
         return lock
+    }
+
+    /// Throws ``IndexerError/Code-swift.struct/locked`` at once when `spotlite watch` or `serve` keeps the index
+    /// live: it holds the write lock for as long as it runs, so waiting for it would only time out.
+    func refuseIfKeptLive(purpose: String) throws(IndexerError) {
+        guard let live = liveHolder() else { return }
+        let holder = "kept live by `\(live.purpose)` (process \(live.pid))"
+        let message =
+            Self.livePurposes.contains(purpose)
+            ? "the index \(location.root) is already \(holder); stop it first, or give this one another --index"
+            : "the index \(location.root) is \(holder); stop it for `\(purpose)`, then start it again"
+        throw IndexerError(.locked, message)
     }
 
     /// Damage detection for this index's generations.

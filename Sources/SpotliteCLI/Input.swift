@@ -23,9 +23,11 @@ enum Input {
         }
     }
 
-    /// Standard input as text, at most `limit` bytes of valid UTF-8 (a message's text: `comment URI -`).
+    /// Standard input as text, at most `limit` bytes of valid UTF-8 (a message's text: `comment URI -`), its
+    /// trailing line breaks dropped as the shell's `$(…)` drops them: `echo text |` means "text".
     static func text(limit: Int) throws -> String {
-        let bytes = try readAll(limit: limit, what: "the text", hint: "pipe the text in")
+        var bytes = try readAll(limit: limit, what: "the text", hint: "pipe the text in")
+        while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw CLIError("standard input is not UTF-8 text", status: .usage)
         }

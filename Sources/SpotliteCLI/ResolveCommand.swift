@@ -22,7 +22,10 @@ struct ResolveCommand: ParsableCommand {
     @Argument(help: "tracker://<store-uuid>/item/<uuid> or tracker://<store-uuid>/project/<uuid>, or - for stdin.")
     var uris: [String] = []
 
-    @Option(help: "text, json (one object for one URI argument, else an array), jsonl or ids.")
+    @Option(
+        help: ArgumentHelp(
+            "text, json, jsonl or ids. json: one URI argument's row, else {\"results\": [...]} with each URI's row or "
+                + "{\"uri\", \"error\"} in order (as POST /v1/resolve); jsonl: one such line per URI."))
     var format: OutputFormat = .text
 
     @Option(
@@ -51,47 +54,66 @@ struct ResolveCommand: ParsableCommand {
         // The default store alone (the common case) is opened as before: migrations, its own errors.
         let primary = selection == nil ? try? options.openStore(forReading: true) : nil
         var worst: ErrorCode?
-        var found: [(TrackerURI, StoreEntity)] = []
-        var stored: [(store: String, alsoIn: [String])?] = []
+        // Each input's answer, in order: its row, or what is wrong with it.
+        var answers: [Answer] = []
         for text in texts {
             do {
                 let uri = try TrackerURI(parsing: text)
                 if let primary, uri.storeID == primary.uuid {
-                    found.append((uri, try primary.entity(for: uri)))
-                    stored.append(nil)
+                    answers.append(.row(Row(uri: uri, entity: try primary.entity(for: uri), stored: nil)))
                 } else {
                     let row = try router.entity(for: uri)
-                    found.append((row.uri, row.entity))
-                    stored.append((row.store, row.alsoIn))
+                    answers.append(.row(Row(uri: row.uri, entity: row.entity, stored: (row.store, row.alsoIn))))
                 }
             } catch {
                 let failure = CLIError.from(error)
                 Output.note("spotlite: \(failure.message)")
+                answers.append(.failed(input: text, failure))
                 // Report the most serious failure: malformed input outranks a foreign or missing URI.
                 if worst == nil || failure.status == .usage { worst = failure.status }
             }
         }
+        let rows = answers.compactMap { if case .row(let row) = $0 { row } else { nil } }
         switch format {
         case .ids:
-            for (uri, _) in found { Output.record(uri.description, nullTerminated: null) }
+            for row in rows { Output.record(row.uri.description, nullTerminated: null) }
         case .jsonl:
-            for ((uri, entity), named) in zip(found, stored) {
-                Output.record(
-                    EntityJSON.json(entity, uri: uri, store: named?.store, alsoIn: named?.alsoIn ?? []).text,
-                    nullTerminated: null)
-            }
+            for answer in answers { Output.record(Self.json(answer).text, nullTerminated: null) }
         case .json:
-            let objects = zip(found, stored).map {
-                EntityJSON.json($0.0.1, uri: $0.0.0, store: $0.1?.store, alsoIn: $0.1?.alsoIn ?? [])
-            }
-            Output.line((!readsInput && texts.count == 1 ? (objects.first ?? .null) : .array(objects)).text)
+            // One URI argument: its row as `GET /v1/items/{uuid}` answers it; else what `POST /v1/resolve` answers.
+            let single = !readsInput && texts.count == 1
+            Output.line(
+                (single ? Self.json(answers[0]) : .object([("results", .array(answers.map(Self.json)))])).text)
         case .text:
-            for (number, ((uri, entity), named)) in zip(found, stored).enumerated() {
+            for (number, row) in rows.enumerated() {
                 if number > 0 { Output.line("") }
-                Output.line(Self.text(entity, uri: uri, store: named))
+                Output.line(Self.text(row.entity, uri: row.uri, store: row.stored))
             }
         }
         if let worst { throw ExitCode(worst.rawValue) }
+    }
+
+    /// A URI that resolved: its row, and the named stores holding it (with --stores).
+    struct Row {
+        var uri: TrackerURI
+        var entity: StoreEntity
+        var stored: (store: String, alsoIn: [String])?
+    }
+
+    /// One input's answer.
+    enum Answer {
+        case row(Row)
+        case failed(input: String, CLIError)
+    }
+
+    /// An answer as JSON: the row, or `{"uri": …, "error": {problem}}` as the server's resolve gives it.
+    static func json(_ answer: Answer) -> JSON {
+        switch answer {
+        case .row(let row):
+            return EntityJSON.json(row.entity, uri: row.uri, store: row.stored?.store, alsoIn: row.stored?.alsoIn ?? [])
+        case .failed(let input, let failure):
+            return ProblemJSON.failedURI(input, failure.status, detail: failure.message)
+        }
     }
 
     static let priorityNames = [1: "low", 2: "medium", 3: "high"]

@@ -40,8 +40,8 @@ struct StatusCommand: ParsableCommand {
         if let reason = status.needsRebuild, status.indexProblem == nil {
             Output.line("rebuild:    needed — \(reason) (`spotlite index` will rebuild)")
         }
-        if let watcher = status.watcher {
-            Output.line("watcher:    process \(watcher) keeps the index live (spotlite watch)")
+        if let watcher = status.watcher, let writer = status.writer {
+            Output.line("watcher:    process \(watcher) keeps the index live (\(writer.purpose))")
         } else if let writer = status.writer {
             Output.line("writer:     process \(writer.pid) (\(writer.purpose))")
         }

@@ -70,4 +70,13 @@ public enum ErrorCode: Int32, Sendable, CaseIterable {
         case .store, .index, .partial: return 503
         }
     }
+
+    /// The reason phrase of ``httpStatus``.
+    public var httpReason: String {
+        switch httpStatus {
+        case 400: return "Bad Request"
+        case 404: return "Not Found"
+        default: return "Service Unavailable"
+        }
+    }
 }

@@ -13,7 +13,7 @@ struct APIRoutes: Sendable {
     let streams: EventStreams
     let sessions: BrowserSessions
 
-    func register(on router: Router<ServerContext>) {
+    func register(on router: some RouterMethods<ServerContext>) {
         router.get("/healthz") { _, _ in Self.json(.object([("status", .string("ok"))])) }
         router.get("/openapi.json") { _, _ in
             Response(
@@ -190,8 +190,8 @@ struct APIRoutes: Sendable {
                     }
                     return EntityJSON.json(try store.entity(for: uri), uri: uri)
                 } catch {
-                    let problem = Problem(error)
-                    return .object([("uri", .string(text)), ("error", problem.json)])
+                    let (code, message) = ErrorCode.classify(error)
+                    return ProblemJSON.failedURI(text, code, detail: message)
                 }
             }
         }

@@ -16,7 +16,7 @@ import TrackerStore
 struct Pages: Sendable {
     let backend: Backend
 
-    func register(on router: Router<ServerContext>) {
+    func register(on router: some RouterMethods<ServerContext>) {
         router.get("/") { _, _ in Self.html(Self.searchPage) }
         router.get("/assets/search.js") { _, _ in
             Self.asset(EmbeddedResources.searchScript, type: "text/javascript; charset=utf-8")

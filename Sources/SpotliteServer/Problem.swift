@@ -3,23 +3,28 @@ import HTTPTypes
 import Hummingbird
 import SpotliteJSON
 
-/// An error answer: an RFC 9457 problem document (`application/problem+json`) with the CLI's error code.
-///
-/// ```json
-/// {"type":"https://spotlite.invalid/problems/usage","title":"Bad Request","status":400,
-///  "detail":"cannot parse the query 'tap AND': …","code":"usage","exit_code":2}
-/// ```
+/// An error answer: an RFC 9457 problem document (`application/problem+json`, ``ProblemJSON``) with the CLI's
+/// error code.
 struct Problem: Error, Sendable {
     var status: HTTPResponse.Status
     var detail: String
-    /// The CLI's error code (docs/exit-codes-and-files.md) where one applies.
-    var code: ErrorCode?
+    /// The CLI's error code (docs/exit-codes-and-files.md): every error has one.
+    var code: ErrorCode
     var headers: HTTPFields = [:]
 
     init(_ status: HTTPResponse.Status, _ detail: String, code: ErrorCode? = nil) {
         self.status = status
         self.detail = detail
-        self.code = code
+        self.code = code ?? Self.code(for: status)
+    }
+
+    /// The code of an answer made without one: 404 is not found, another refusal bad usage, a failure the index's.
+    static func code(for status: HTTPResponse.Status) -> ErrorCode {
+        switch status.code {
+        case 404: return .notFound
+        case 400..<500: return .usage
+        default: return .index
+        }
     }
 
     /// The problem for an error of the layers below, by its error code.
@@ -55,20 +60,8 @@ struct Problem: Error, Sendable {
         }
     }
 
-    /// The problem types' base: a name under the reserved `.invalid` domain (RFC 2606), as the types are
-    /// documented in the OpenAPI file rather than at a web address.
-    static let typeBase = "https://spotlite.invalid/problems/"
-
     var json: JSON {
-        let name = code?.name ?? status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "-")
-        var pairs: [(String, JSON)] = [
-            ("type", .string(Self.typeBase + name)),
-            ("title", .string(status.reasonPhrase)),
-            ("status", .int(status.code)),
-            ("detail", .string(detail)),
-        ]
-        if let code { pairs += [("code", .string(code.name)), ("exit_code", .int(Int(code.rawValue)))] }
-        return .object(pairs)
+        ProblemJSON.object(status: status.code, title: status.reasonPhrase, detail: detail, code: code)
     }
 
     var response: Response {

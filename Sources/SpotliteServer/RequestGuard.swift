@@ -36,6 +36,8 @@ struct RequestGuard: RouterMiddleware {
     let hosts: HostNames
     let sessions: BrowserSessions
     let metrics: ServerMetrics
+    /// The routes' paths and methods, for a 405 where the router answers 404.
+    let routes: RouteTable
     let inFlight = OpenCount()
     let bodiesBeingRead = OpenCount()
 
@@ -97,7 +99,30 @@ struct RequestGuard: RouterMiddleware {
             throw Problem.tooMany("\(options.maximumConcurrentRequests) requests are being answered; try again shortly")
         }
         defer { inFlight.leave() }
-        return try await next(request, context)
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            // The router's own 404 (a handler's is a Problem): no route has the path, or none under this method.
+            throw unrouted(request)
+        }
+    }
+
+    /// The problem for a request no route takes: 405 with `Allow` when the path is served with other methods,
+    /// else 404.
+    private func unrouted(_ request: Request) -> Problem {
+        let path = request.uri.path
+        let allowed = routes.methods(for: path)
+        guard !allowed.isEmpty else {
+            return Problem(
+                .notFound,
+                "no such path \(path): the API is under /v1 (described at /openapi.json), the search page at /",
+                code: .notFound)
+        }
+        let names = allowed.map(\.rawValue).joined(separator: ", ")
+        var problem = Problem(
+            .methodNotAllowed, "\(path) answers \(names), not \(request.method.rawValue)", code: .usage)
+        problem.headers[.allow] = names
+        return problem
     }
 
     /// Who may make the request: nil when no token is set, the path is public, or the bearer token came; the

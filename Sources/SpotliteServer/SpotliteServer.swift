@@ -69,14 +69,18 @@ public final class SpotliteServer: Sendable {
             indexer: backend.writer, options: watcherOptions, logger: logger,
             lockTimeout: StoreIndexer.defaultLockTimeout)
 
-        let router = Router(context: ServerContext.self)
+        // HEAD is answered wherever GET is, as GET without its body.
+        let router = Router(context: ServerContext.self, options: .autoGenerateHeadEndpoints)
         let sessions = BrowserSessions(idleSeconds: options.sessionIdleSeconds)
         let hosts = HostNames(listenHost: options.host, allowed: options.allowedHosts)
-        router.add(middleware: RequestGuard(options: options, hosts: hosts, sessions: sessions, metrics: metrics))
+        let routes = RecordingRouter(router: router, table: RouteTable())
+        router.add(
+            middleware: RequestGuard(
+                options: options, hosts: hosts, sessions: sessions, metrics: metrics, routes: routes.table))
         let streams = EventStreams(backend: backend, hub: hub, metrics: metrics, options: options)
-        APIRoutes(backend: backend, options: options, streams: streams, sessions: sessions).register(on: router)
-        Pages(backend: backend).register(on: router)
-        router.get("/metrics") { [backend] _, _ in
+        APIRoutes(backend: backend, options: options, streams: streams, sessions: sessions).register(on: routes)
+        Pages(backend: backend).register(on: routes)
+        routes.get("/metrics") { [backend] _, _ in
             let status = try? await backend.run { try backend.reader.status() }
             metrics.setIndex(documents: status?.indexedDocuments, behind: status?.changesBehind)
             return Response(

@@ -57,8 +57,12 @@ import Testing
         let added = cli("comment", item, "The cartridge arrived from the wholesaler", "--author", "Ada Lovelace")
         #expect(added.status == 0 && added.stdout.hasPrefix("tracker://\(store)/message/"), "\(added.stderr)")
         let viaStdin = cli.run(
-            arguments: ["comment", project, "-", "--author", "Bo"], input: Data("Rhubarb crowns\nfrom the market".utf8))
+            arguments: ["comment", project, "-", "--author", "Bo"],
+            input: Data("Rhubarb crowns\nfrom the market\r\n\n".utf8))
         #expect(viaStdin.status == 0, "\(viaStdin.stderr)")
+        // Its line breaks are kept but the trailing ones, as `echo … |` or a file's last newline add them.
+        let stored = Self.object(cli("resolve", viaStdin.stdout.trimmingCharacters(in: .newlines), "--format", "json"))
+        #expect(stored["text"] as? String == "Rhubarb crowns\nfrom the market")
         #expect(
             cli.sqlite(
                 "INSERT INTO messages (item_id, author, text) VALUES ('\(Self.tapItem)', 'Cy', 'The wholesaler also sells descaler');"

@@ -53,6 +53,21 @@ import Testing
         #expect(results[0]["uri"] as? String == uri && results[0]["kind"] as? String == "item")
         let codes = results.dropFirst().map { ($0["error"] as? [String: Any])?["code"] as? String }
         #expect(codes == ["not-found", "foreign-store", "usage"])
+        // The command answers as the API does, entry for entry, and says the worst on its status.
+        let command = cli("resolve", uri, missing, foreign, "nonsense", "--format", "json")
+        #expect(command.status == 2)
+        // Entry for entry, word for word, but a URI of another store: the command's detail names `stores add`.
+        let sameEntries = { (object: Any?) throws -> String in
+            var entries = try #require((object as? [String: Any])?["results"] as? [[String: Any]])
+            var error = try #require(entries[2]["error"] as? [String: Any])
+            error["detail"] = nil
+            entries[2]["error"] = error
+            return try Self.normalized(JSONSerialization.data(withJSONObject: ["results": entries]))
+        }
+        #expect(try sameEntries(cli.json(command)) == sameEntries(resolved.object))
+        let lines = cli("resolve", uri, missing, foreign, "nonsense", "--format", "jsonl").stdoutLines
+        #expect(lines.count == 4)
+        #expect(lines.last?.contains(#""uri":"nonsense","error":{"#) == true)
 
         // Status: what `status --format json` prints.
         let status = try server.json("/v1/status")
@@ -210,6 +225,12 @@ import Testing
             turnedAway.stderr.contains(
                 "is already kept live by `spotlite serve` (process \(server.process.processIdentifier))"),
             "\(turnedAway.stderr)")
+        // `status` names the server as what keeps the index live.
+        let status = cli("status")
+        #expect(
+            status.stdout.contains(
+                "process \(server.process.processIdentifier) keeps the index live (spotlite serve)"), "\(status.stdout)"
+        )
         // A write through the store reaches the served index at once (the server's watcher applies it).
         #expect(cli("add", "item", "--project", "Garden", "Prune the zeppelin roses").status == 0)
         let deadline = Date().addingTimeInterval(10)

@@ -157,6 +157,11 @@ extension CLI {
         let rebuild = cli("index", "--rebuild")
         #expect(rebuild.status == 6)
         #expect(rebuild.stderr.contains("kept live by `spotlite watch` (process \(watch.pid))"))
+        // A repair writes too: refused at once, though the index is clean and there would be nothing to repair.
+        let repair = cli("verify", "--repair")
+        #expect(repair.status == 6)
+        #expect(repair.stderr.contains("kept live by `spotlite watch` (process \(watch.pid))"), "\(repair.stderr)")
+        #expect(cli("verify").status == 0)
         #expect(watch.process.isRunning)
         #expect(watch.stop(SIGINT).status == 0)
         // Once it is gone the lock is free at once.

@@ -109,6 +109,35 @@ enum SampleFixture {
         }
     }
 
+    /// Every error carries the CLI's code, a route's own included; a path served with other methods is a 405 that
+    /// names them; HEAD is answered wherever GET is.
+    @Test func routesAndMethodsAreAnsweredAsHTTPSays() async throws {
+        try await withServer { client, _ in
+            let unknown = try await client.execute(uri: "/v2/nothing", method: .get)
+            #expect(unknown.status == .notFound)
+            let problem = try Self.json(unknown.body)
+            #expect(problem["code"] as? String == "not-found" && problem["exit_code"] as? Int == 3)
+            #expect((problem["detail"] as? String)?.hasPrefix("no such path /v2/nothing") == true)
+            for (uri, method, allow) in [
+                ("/v1/status", HTTPRequest.Method.post, "GET, HEAD"), ("/v1/resolve", .get, "POST"),
+                ("/v1/subscriptions/abc", .post, "GET, HEAD, DELETE"), ("/v1/items/x", .delete, "GET, HEAD"),
+            ] {
+                let response = try await client.execute(
+                    uri: uri, method: method, headers: Self.jsonType, body: ByteBuffer(string: "{}"))
+                #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
+                #expect(response.headers[.allow] == allow, "\(method) \(uri)")
+                #expect(try Self.json(response.body)["code"] as? String == "usage", "\(method) \(uri)")
+            }
+            for uri in ["/v1/status", "/", "/healthz"] {
+                let get = try await client.execute(uri: uri, method: .get)
+                let head = try await client.execute(uri: uri, method: .head)
+                #expect(head.status == .ok, "\(uri)")
+                #expect(head.body.readableBytes == 0, "\(uri)")
+                #expect(head.headers[.contentType] == get.headers[.contentType], "\(uri)")
+            }
+        }
+    }
+
     /// A bad search parameter is refused in the words `spotlite search` uses for the same option (less its `--`):
     /// both check a request through SearchParameters.
     @Test func badSearchParametersAreRefusedInTheCommandsWords() async throws {
