@@ -2,8 +2,8 @@
 # Registers Spotlite for tracker:// links and installs the systemd user unit of `spotlite serve`, for the user
 # running it (make install calls it): $PREFIX/share/applications/spotlite.desktop, the default handler of
 # x-scheme-handler/tracker in $XDG_CONFIG_HOME/mimeapps.list (via xdg-mime, when xdg-utils is there), and
-# $XDG_CONFIG_HOME/systemd/user/spotlite-serve.service. `xdg-open tracker://…` then runs `spotlite open --browser`:
-# the row's page in the running `spotlite serve`, or the row in a terminal.
+# $XDG_CONFIG_HOME/systemd/user/spotlite-serve.service. `xdg-open tracker://…` then runs `spotlite open --browser
+# --hold`: the row's page in the running `spotlite serve`, or the row in a terminal that stays until Enter.
 set -euo pipefail
 prefix=${1:?usage: install-desktop.sh PREFIX}
 config=${XDG_CONFIG_HOME:-$HOME/.config}
@@ -13,8 +13,8 @@ cat > "$applications/spotlite.desktop" <<DESKTOP
 [Desktop Entry]
 Type=Application
 Name=Spotlite
-Comment=Open tracker:// links: the item or project behind them
-Exec=$prefix/bin/spotlite open --browser %u
+Comment=Open tracker:// links: the item, project or message behind them
+Exec=$prefix/bin/spotlite open --browser --hold %u
 Terminal=true
 NoDisplay=true
 MimeType=x-scheme-handler/tracker;

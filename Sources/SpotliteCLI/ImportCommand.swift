@@ -5,7 +5,7 @@ import TrackerStore
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import projects and items from a JSON Lines file ('-' for stdin); all or nothing.",
+        abstract: "Import projects, items and messages from a JSON Lines file ('-' for stdin); all or nothing.",
         discussion: """
             Records whose id exists are updated; new ids are added. A file with a bad line is rejected whole \
             ("line N: what is wrong") and the store is left as it was. Lines may be up to 64 MiB long, and one \
@@ -31,18 +31,12 @@ struct ImportCommand: ParsableCommand {
                 defer { Output.progress(nil) }
                 summary = try store.importJSONLines(from: try ImportSource(path: file), progress: meter.show)
             }
-            // Messages are named only when the file has some: most files are projects and items.
-            let messages =
-                summary.messagesAdded + summary.messagesUpdated > 0
-                ? ", \(count(summary.messagesAdded, "message"))" : ""
+            // One shape whatever the file holds, so a script reads every summary alike.
             let added =
-                messages.isEmpty
-                ? "\(count(summary.projectsAdded, "project")) and \(count(summary.itemsAdded, "item"))"
-                : "\(count(summary.projectsAdded, "project")), \(count(summary.itemsAdded, "item"))\(messages.replacingOccurrences(of: ", ", with: " and "))"
-            Output.line(
-                "imported: \(added) added, "
-                    + "\(summary.projectsUpdated + summary.itemsUpdated + summary.messagesUpdated) updated, \(summary.unchanged) unchanged"
-            )
+                "\(count(summary.projectsAdded, "project")), \(count(summary.itemsAdded, "item")) and "
+                + "\(count(summary.messagesAdded, "message"))"
+            let updated = summary.projectsUpdated + summary.itemsUpdated + summary.messagesUpdated
+            Output.line("imported: \(added) added, \(updated) updated, \(summary.unchanged) unchanged")
         }
     }
 }
@@ -50,7 +44,7 @@ struct ImportCommand: ParsableCommand {
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write every project and item as JSON Lines to stdout (the import format)."
+        abstract: "Write every project, item and message as JSON Lines to stdout (the import format)."
     )
 
     @OptionGroup var options: StoreOptions

@@ -6,7 +6,8 @@ import TrackerStore
 struct OpenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
-        abstract: "Open a tracker:// link: show its item or project, or its page in a running `spotlite serve`.",
+        abstract:
+            "Open a tracker:// link: show its item, project or message, or its page in a running `spotlite serve`.",
         discussion: """
             What `xdg-open tracker://…` runs once `make install` has registered Spotlite for tracker:// links. \
             Without --browser it prints the row as `resolve` does. With --browser it opens the row's page of the \
@@ -17,11 +18,17 @@ struct OpenCommand: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "tracker://<store-uuid>/item/<uuid> or tracker://<store-uuid>/project/<uuid>.")
+    @Argument(help: "tracker://<store-uuid>/item/<uuid> (or /project/<uuid>, /message/<uuid>).")
     var uri: String
 
     @Flag(help: "Open the page of the running `spotlite serve` in a browser.")
     var browser = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "When the row is shown here (no `spotlite serve` runs), wait for Enter if standard input is a terminal: "
+                + "the terminal the desktop opened for the link stays until it is read."))
+    var hold = false
 
     func run() throws {
         let indexer = try running { try options.openIndexer(forReading: true) }
@@ -29,13 +36,26 @@ struct OpenCommand: ParsableCommand {
         let parsed = try running { try parseURI(uri, in: store) }
         let entity = try running { try store.entity(for: parsed) }
         if browser, let server = ServeAddress.running(for: indexer, indexPath: indexer.location.root) {
-            let page = server + "/" + (parsed.kind == .item ? "items" : "projects") + "/" + parsed.entityID
+            let page = server + Self.pagePath(parsed)
             try running { try Self.openInBrowser(page) }
             Output.line(page)
             return
         }
         if browser { Output.note("spotlite: no `spotlite serve` runs for this store; showing the row here") }
         Output.line(ResolveCommand.text(entity, uri: parsed))
+        if hold, isatty(STDIN_FILENO) == 1 {
+            Output.note("(press Enter to close)")
+            _ = readLine()
+        }
+    }
+
+    /// The path of a row's page in `spotlite serve`: `/items/…`, `/projects/…` or `/messages/…`.
+    static func pagePath(_ uri: TrackerURI) -> String {
+        switch uri.kind {
+        case .item: return "/items/" + uri.entityID
+        case .project: return "/projects/" + uri.entityID
+        case .message: return "/messages/" + uri.entityID
+        }
     }
 
     /// Opens `url` with $BROWSER (its first word the program), else xdg-open; waits for it to hand over.

@@ -6,7 +6,7 @@ import TrackerStore
 struct ResolveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve",
-        abstract: "Print the item or project behind tracker:// URIs (deep links).",
+        abstract: "Print the item, project or message behind tracker:// URIs (deep links).",
         discussion: """
             Give URIs as arguments, or - to read them from standard input, one a line (NUL-separated with --null): \
             spotlite search tap --format ids | spotlite resolve -. Exit status: 0 when every URI resolves (also \
@@ -19,7 +19,7 @@ struct ResolveCommand: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "tracker://<store-uuid>/item/<uuid> or tracker://<store-uuid>/project/<uuid>, or - for stdin.")
+    @Argument(help: "tracker://<store-uuid>/item/<uuid> (or /project/<uuid>, /message/<uuid>), or - for stdin.")
     var uris: [String] = []
 
     @Option(

@@ -43,7 +43,7 @@ struct SearchCommand: ParsableCommand {
     var format: OutputFormat = .text
 
     // Limit, offset, sort and facets are taken as typed and checked by SearchParameters, as the API's are.
-    @Option(name: [.short, .long], help: "At most this many hits.")
+    @Option(name: [.customShort("n"), .short, .long], help: "At most this many hits.")
     var limit: String = "20"
 
     @Option(help: "Skip this many hits (for paging).")

@@ -8,7 +8,7 @@ import TrackerStore
 struct SimilarCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "similar",
-        abstract: "Items and projects most like a given one (more like this): likely duplicates first.",
+        abstract: "Items, projects and messages most like a given one (more like this): likely duplicates first.",
         discussion: """
             The query is the item itself as indexed: its title's words, and the words of its detail that relevance \
             feedback weighs highest. Each hit's likeness is its score over the item's own score under that query \
@@ -18,7 +18,7 @@ struct SimilarCommand: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "The item or project URI.")
+    @Argument(help: "The item, project or message URI.")
     var uri: String
 
     @Option(help: "text, json, jsonl (one hit a line) or ids (one URI a line).")

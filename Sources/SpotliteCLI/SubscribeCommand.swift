@@ -71,3 +71,73 @@ struct SubscribeCommand: ParsableCommand {
         }
     }
 }
+
+/// `spotlite subscriptions [list|delete ID…]`: the saved queries `subscribe` and `POST /v1/subscriptions` leave in
+/// the store, which nothing else lists or removes from the command line.
+struct SubscriptionsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscriptions",
+        abstract: "List or delete the saved subscriptions (of `spotlite subscribe` and the API).",
+        subcommands: [SubscriptionsListCommand.self, SubscriptionsDeleteCommand.self],
+        defaultSubcommand: SubscriptionsListCommand.self
+    )
+}
+
+struct SubscriptionsListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "The saved subscriptions: id, change-log position, syntax and query (json: as GET /v1/subscriptions)."
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Option(help: "text or json.")
+    var format: ReportFormat = .text
+
+    func run() throws {
+        let store = try running { try options.openStore(forReading: true) }
+        let all = try running { try store.read { try $0.subscriptions() } }
+        switch format {
+        case .json:
+            Output.line(SubscriptionJSON.list(all, storeID: store.uuid).text)
+        case .text:
+            for subscription in all {
+                Output.line(
+                    [
+                        subscription.id, "at \(subscription.cursor)", subscription.syntax.rawValue,
+                        VisibleText.escaped(subscription.query),
+                    ].joined(separator: "\t"))
+            }
+        }
+    }
+}
+
+struct SubscriptionsDeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete subscriptions, with their results and kept events.",
+        discussion: "Exit status 3 when an id is not a subscription of the store (the others are still deleted).")
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "Subscription ids, as `spotlite subscriptions` lists them.")
+    var ids: [String] = []
+
+    func validate() throws {
+        if ids.isEmpty { throw ValidationError("give subscription ids; `spotlite subscriptions` lists them") }
+    }
+
+    func run() throws {
+        let store = try running { try options.openStoreForWriting() }
+        var missing = false
+        for id in ids {
+            if try running({ try store.deleteSubscription(id: id) }) {
+                Output.line("deleted \(VisibleText.escaped(id))")
+            } else {
+                Output.note("spotlite: no subscription \(VisibleText.escaped(id)); `spotlite subscriptions` lists them")
+                missing = true
+            }
+        }
+        if missing { throw ExitCode(ErrorCode.notFound.rawValue) }
+    }
+}

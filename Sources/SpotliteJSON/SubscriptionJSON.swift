@@ -13,6 +13,11 @@ public enum SubscriptionJSON {
         ])
     }
 
+    /// `{"subscriptions": [...]}`: `GET /v1/subscriptions` and `spotlite subscriptions --format json`.
+    public static func list(_ subscriptions: [Subscription], storeID: String) -> JSON {
+        .object([("subscriptions", .array(subscriptions.map { subscription($0, storeID: storeID) }))])
+    }
+
     /// One event: its id (`position.ordinal`), kind, change-log position and the row's URI (null for `reset`).
     public static func event(_ event: SubscriptionEvent, subscriptionID: String, storeID: String) -> JSON {
         .object([

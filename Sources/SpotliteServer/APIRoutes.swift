@@ -32,10 +32,7 @@ struct APIRoutes: Sendable {
         router.get("/v1/subscriptions") { _, _ in
             let storeID = backend.storeID
             let all = try await backend.run { try backend.writer.store.read { try $0.subscriptions() } }
-            return Self.json(
-                .object([
-                    ("subscriptions", .array(all.map { SubscriptionJSON.subscription($0, storeID: storeID) }))
-                ]))
+            return Self.json(SubscriptionJSON.list(all, storeID: storeID))
         }
         router.post("/v1/subscriptions") { request, _ in try await subscribe(request) }
         router.get("/v1/subscriptions/:id") { _, context in

@@ -24,9 +24,24 @@ import Testing
         #expect(
             result.stderr
                 == "spotlite: there is no command 'foo'; the commands are add, comment, complete, delete, edit, export, "
-                + "import, index, init, messages, open, reopen, resolve, search, serve, similar, status, stores, subscribe, verify, watch\n"
+                + "import, index, init, messages, open, reopen, resolve, search, serve, similar, status, stores, subscribe, "
+                + "subscriptions, verify, watch\n"
         )
         #expect(cli("help", "add", "item").status == 0)
+    }
+
+    /// The help says what the commands take since messages came: every kind of row, and the short options that work.
+    @Test func helpNamesMessagesAndTheShortOptions() {
+        let cli = CLI()
+        for (command, words) in [
+            ("export", "every project, item and message"), ("import", "projects, items and messages"),
+            ("resolve", "/message/<uuid>"), ("open", "/message/<uuid>"), ("similar", "item, project or message URI"),
+            ("search", "-n, -l, --limit"),
+        ] {
+            let help = cli("help", command).stdout.replacingOccurrences(of: "\n ", with: " ")
+                .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(help.contains(words), "help \(command): \(help)")
+        }
     }
 
     @Test func reportsOfferOnlyTheFormatsTheyPrint() {

@@ -26,7 +26,7 @@ import Testing
         #expect(install.status == 0, "\(install.stderr)")
         let entry = try String(contentsOfFile: prefix + "/share/applications/spotlite.desktop", encoding: .utf8)
         #expect(entry.contains("MimeType=x-scheme-handler/tracker;"))
-        #expect(entry.contains("Exec=\(prefix)/bin/spotlite open --browser %u"))
+        #expect(entry.contains("Exec=\(prefix)/bin/spotlite open --browser --hold %u"))
         let unit = try String(contentsOfFile: home + "/.config/systemd/user/spotlite-serve.service", encoding: .utf8)
         #expect(unit.contains("ExecStart=\(prefix)/bin/spotlite serve"))
         let mimeapps = try String(contentsOfFile: home + "/.config/mimeapps.list", encoding: .utf8)
@@ -72,6 +72,15 @@ import Testing
         #expect((try? String(contentsOfFile: opened, encoding: .utf8)) == page + "\n")
         #expect(
             try server.request("GET", String(page.dropFirst("http://127.0.0.1:\(server.port)".count))).status == 200)
+        // A message's link opens the message's page, not a project's.
+        let store = uri.dropFirst("tracker://".count).prefix(36)
+        let project = "tracker://\(store)/project/9d1ae3e0-9dcc-57b5-8da4-358b9cf61076"
+        let message = cli("comment", project, "Bring the spanner").stdout.trimmingCharacters(in: .newlines)
+        let messageID = message.split(separator: "/").last.map(String.init) ?? ""
+        let messagePage = TestSupport.run([CLI.binary, "open", message, "--browser"], environment: environment)
+        #expect(
+            messagePage.stdout == "http://127.0.0.1:\(server.port)/messages/\(messageID)\n", "\(messagePage.stderr)")
+        #expect(try server.request("GET", "/messages/\(messageID)").status == 200)
         #expect(server.stop() == 0)
     }
 

@@ -26,7 +26,7 @@ import Testing
         #expect(cli("init").status == 0)
         let empty = cli("import", "/dev/null")
         #expect(empty.status == 0, "\(empty.stderr)")
-        #expect(empty.stdout.hasPrefix("imported: 0 projects and 0 items added"))
+        #expect(empty.stdout.hasPrefix("imported: 0 projects, 0 items and 0 messages added"))
         let substituted = cli.shell("$spotlite import <(cat \(Repository.portfolio))")
         #expect(substituted.status == 0, "\(substituted.stderr)")
         #expect(substituted.stdout.hasPrefix("imported: 5 projects, 40 items and 4 messages added"))
@@ -34,7 +34,7 @@ import Testing
         #expect(mkfifo(fifo, 0o600) == 0)
         let piped = cli.shell("cat \(Repository.portfolio) > \(fifo) & $spotlite import \(fifo); wait")
         #expect(piped.status == 0, "\(piped.stderr)")
-        #expect(piped.stdout.hasPrefix("imported: 0 projects and 0 items added, 0 updated, 49 unchanged"))
+        #expect(piped.stdout == "imported: 0 projects, 0 items and 0 messages added, 0 updated, 49 unchanged\n")
     }
 
     @Test(arguments: [

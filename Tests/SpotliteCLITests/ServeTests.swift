@@ -356,6 +356,18 @@ import Testing
         let event = try #require(
             lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])
         #expect(event["type"] as? String == "added" && event["uri"] as? String == uri, "\(lines)")
+
+        // The subscription it saved is listed, and deleted, from the command line too.
+        let id = try #require(event["subscription"] as? String)
+        let listed = cli("subscriptions")
+        #expect(listed.status == 0 && listed.stdoutLines.count == 1 && listed.stdout.hasPrefix(id + "\t"))
+        #expect(listed.stdout.hasSuffix("\tspotlite\tzeppelin\n"), "\(listed.stdout)")
+        let json = cli.json(cli("subscriptions", "list", "--format", "json")) as? [String: Any]
+        #expect((json?["subscriptions"] as? [[String: Any]])?.first?["query"] as? String == "zeppelin")
+        #expect(cli("subscriptions", "delete", id).stdout == "deleted \(id)\n")
+        let again = cli("subscriptions", "delete", id)
+        #expect(again.status == 3 && again.stderr.contains("no subscription \(id)"))
+        #expect(cli("subscriptions").stdout.isEmpty)
     }
 
     /// The page, and the item pages it links to, show the store's text as text.
