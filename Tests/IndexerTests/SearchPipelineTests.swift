@@ -61,6 +61,21 @@ import TrackerStore
         #expect(asSet.hits.allSatisfy { $0.store == "home" } && alone.hits.allSatisfy { $0.store == nil })
     }
 
+    /// A quoted phrase is highlighted in the snippet where the text has it, compound words in it included (the
+    /// index holds "time_t" followed by its parts "time t", which the text does not).
+    @Test func aPhraseWithCompoundWordsIsHighlightedInTheSnippet() throws {
+        let home = try #require(try store.read { try $0.allProjects() }.first)
+        try store.addItem(
+            projectID: home.id, title: "Update the libraries",
+            detail: "Disables a check. Uses 64-bit time_t in testsuite on 32-bit systems. Fixes rseq support.")
+        for query in [#""64-bit time_t""#, #""time_t in testsuite""#] {
+            let outcome = try indexer.search(query)
+            #expect(outcome.hits.count == 1, "\(query)")
+            let snippet = outcome.hits.first?.snippet
+            #expect(snippet?.matches == [String(query.dropFirst().dropLast())], "\(query): \(snippet?.plain ?? "")")
+        }
+    }
+
     @Test func theSpellingSuggestionAndProjectSuggestionsComeFromThePipeline() throws {
         let misspelt = try indexer.search("tomatoex")
         #expect(misspelt.suggestion == "tomatoes")

@@ -1,4 +1,4 @@
-// compounds.cpp — group_compounds. Called only from inside the C API's guarded entry points, so exceptions thrown
+// compounds.cpp — group_compounds and phrases_as_written. Called only from inside the C API's guarded entry points, so exceptions thrown
 // here are caught there.
 
 #include "compounds.h"
@@ -6,6 +6,7 @@
 #include "term_classes.h"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 namespace cxapian {
@@ -165,7 +166,66 @@ class CompoundGrouper {
     const Classifier &classifier_;
 };
 
+/// A term's letters and digits, without its prefix (the capitals Xapian's prefixes are made of).
+std::string spelled(const std::string &term) {
+    size_t start = 0;
+    while (start < term.size() && term[start] >= 'A' && term[start] <= 'Z') ++start;
+    std::string letters;
+    for (size_t i = start; i < term.size(); ++i) {
+        const unsigned char byte = static_cast<unsigned char>(term[i]);
+        if (byte >= 0x80 || std::isalnum(byte)) letters += term[i];
+    }
+    return letters;
+}
+
+/// `terms` without the runs of two or more terms that spell out the term before them; whether any went.
+bool drop_parts(std::vector<std::string> &terms) {
+    std::vector<std::string> kept;
+    bool dropped = false;
+    for (size_t i = 0; i < terms.size(); ++i) {
+        kept.push_back(terms[i]);
+        const std::string word = spelled(terms[i]);
+        std::string parts;
+        size_t end = i + 1;
+        while (end < terms.size() && parts.size() < word.size()) {
+            parts += spelled(terms[end]);
+            ++end;
+            if (word.compare(0, parts.size(), parts) != 0) break;
+        }
+        if (end - i - 1 >= 2 && parts == word) {
+            i = end - 1;
+            dropped = true;
+        }
+    }
+    if (dropped) terms = std::move(kept);
+    return dropped;
+}
+
+/// Into `written`, `query` with each tight phrase of terms that had parts to drop written without them; false,
+/// `written` untouched, if there was none. Looks into the operators whose subqueries stand alone, where the parser
+/// puts phrases.
+bool write_phrases(const Xapian::Query &query, Xapian::Query &written) {
+    if (query.get_type() == Xapian::Query::OP_PHRASE) {
+        std::vector<std::string> terms;
+        for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+            std::string term;
+            if (!leaf_term(query.get_subquery(i), term)) return false;
+            terms.push_back(term);
+        }
+        if (!drop_parts(terms)) return false;
+        written = Xapian::Query(Xapian::Query::OP_PHRASE, terms.begin(), terms.end(), terms.size());
+        return true;
+    }
+    if (!combines_subqueries(query.get_type())) return false;
+    return rewrite_subqueries(query, write_phrases, written);
+}
+
 }  // namespace
+
+Xapian::Query phrases_as_written(const Xapian::Query &query) {
+    Xapian::Query written;
+    return write_phrases(query, written) ? written : query;
+}
 
 Xapian::Query group_compounds(const Xapian::Query &query, const std::vector<std::vector<std::string>> &compounds,
                               const Xapian::Stem &stemmer, const std::string &title_prefix) {

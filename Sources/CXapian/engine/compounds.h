@@ -19,6 +19,13 @@ namespace cxapian {
 Xapian::Query group_compounds(const Xapian::Query &query, const std::vector<std::vector<std::string>> &compounds,
                               const Xapian::Stem &stemmer, const std::string &title_prefix);
 
+/// `query` with each tight phrase of terms that holds compound words followed by their parts (as the index and the
+/// normalised query hold them: "64 bit time_t time t in") written as the text has it ("64 bit time_t in"): the
+/// query snippets highlight by, whose phrases must be found in the stored text (an unmatched phrase beside it would
+/// spoil Xapian's phrase highlighting). A part is recognised by its letters and digits: the terms that follow a
+/// word and spell it out. `query` itself if it has no such phrase.
+Xapian::Query phrases_as_written(const Xapian::Query &query);
+
 }  // namespace cxapian
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "match.h"
 
+#include "compounds.h"
 #include "match_strategies.h"
 #include "query_rewrite.h"
 #include "sources/deadline.h"
@@ -104,7 +105,8 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
     const Xapian::Query parsed = reader.database.size() == 1 ? layout.pairs->filter_phrases(asked) : asked;
     const FieldedQuery fielded =
         rewrite_for_fields(parsed, bonus, reader.database, fielded_ranking);
-    result.highlight_query = query;
+    // Snippets find the query's phrases in the stored text, which lacks the compound parts the index has.
+    result.highlight_query = phrases_as_written(query);
     const FieldedBM25Weight weight(ranking.k1, ranking.b);
     const bool by_relevance = options.sort_keys.size() == 0 || options.by_relevance_first;
     // Only a bonus is worth deferring: it checks positions for every match holding all the words. The title
