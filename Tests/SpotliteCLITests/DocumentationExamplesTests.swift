@@ -48,6 +48,32 @@ import Testing
         return (examples, rewritten.joined(separator: "\n"))
     }
 
+    /// The tables docs/import.md lets a writer touch are the store's, column for column, and its `sqlite3`
+    /// example writes an item that is then found.
+    @Test func theDocumentedTablesAreTheStoresAndItsExampleWorks() throws {
+        let page = try #require(
+            try String(contentsOfFile: Repository.root + "/docs/import.md", encoding: .utf8)
+                .components(separatedBy: "## Writing the store directly").last)
+        let cli = CLI.withSamples()
+        var tables = 0
+        for line in page.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let table = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            let documented = Set(
+                cells[1].components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map {
+                    String($0.element)
+                })
+            let actual = Set(cli.sqlite("SELECT name FROM pragma_table_info('\(table)');").stdoutLines)
+            #expect(!actual.isEmpty && documented == actual, "\(table): documented \(documented), store \(actual)")
+            tables += 1
+        }
+        #expect(tables == 3)
+        let block = try #require(page.components(separatedBy: "```sh\n").last?.components(separatedBy: "```").first)
+        let sql = try #require(block.components(separatedBy: "\"").dropFirst().first)
+        #expect(cli.sqlite(sql).status == 0)
+        #expect(cli("search", "oil", "gate", "--format", "ids").stdoutLines.count == 1)
+    }
+
     /// Each `$ spotlite …` line of the page runs on its own against the samples.
     @Test(arguments: [(queryLanguage, 20), (commands, 1)])
     func everyCommandExamplePrintsWhatThePageShows(page: String, atLeast: Int) throws {
