@@ -48,6 +48,76 @@ import Testing
         return (examples, rewritten.joined(separator: "\n"))
     }
 
+    /// The README's tour, run in order in one shell on a fresh default store from the repository's directory,
+    /// prints what it shows ("…" in a shown line stands for any text; a line of "…" alone for the rest); its writing
+    /// examples run without a failure and leave the samples' store as it was.
+    @Test func theReadmeTourPrintsWhatItShowsAndItsExamplesLeaveTheSamplesAlone() throws {
+        let readme = Repository.root + "/README.md"
+        let examples = try Self.examples(in: readme, prompt: "$ ").examples
+        #expect(examples.count == 5)
+        let directory = TemporaryDirectory("readme")
+        let environment = [
+            "XDG_DATA_HOME": directory.file("data"), "XDG_CACHE_HOME": directory.file("cache"),
+            "XDG_CONFIG_HOME": directory.file("config"), "TZ": "UTC", "COLUMNS": "100",
+        ]
+        var outputs = Self.runInOneShell(
+            examples, environment: environment,
+            replacing: [
+                ("/home/me/.local/share", directory.file("data")), ("/home/me/.cache", directory.file("cache")),
+            ], directory: Repository.root)
+        let uuid = outputs.first?.split(separator: "\n").dropFirst().first?.split(separator: "/").last.map(String.init)
+        outputs = outputs.map { $0.replacingOccurrences(of: uuid ?? "-", with: "2ca4d0c0-81f4-4216-823a-104a32f4c87e") }
+        for (example, output) in zip(examples, outputs) {
+            #expect(Self.matches(output, shown: example.expected), "README: \(example.command)\n\(output)")
+        }
+        // The writing examples, on their scratch store.
+        let text = try String(contentsOfFile: readme, encoding: .utf8)
+        let block = try #require(
+            text.components(separatedBy: "```sh\n").map { $0.components(separatedBy: "```")[0] }
+                .first { $0.contains("spotlite add project") })
+        var shell = environment
+        let binaries = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
+        shell["PATH"] = binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let script = "set -e -o pipefail\n" + block.replacingOccurrences(of: "/tmp/", with: directory.file("") + "/")
+        let written = TestSupport.run(["bash", "-c", script], environment: shell, directory: directory.path)
+        #expect(written.status == 0, "\(written.stdout)\n\(written.stderr)")
+        #expect(written.stdout.contains("Sand and varnish the hull"))
+        let after = TestSupport.run(
+            [CLI.binary, "search", "leaking", "tap", "--format", "ids"], environment: environment)
+        #expect(after.stdoutLines.count == 2)
+        let boat = TestSupport.run([CLI.binary, "search", "varnish", "--format", "ids"], environment: environment)
+        #expect(boat.status == 1 && boat.stdoutLines.isEmpty)
+    }
+
+    /// Whether `output` is what a page shows: line for line, "…" in a shown line standing for any text, and a line
+    /// that is only "…" (indented or not) for all the lines left.
+    static func matches(_ output: String, shown: String) -> Bool {
+        let actual = output.split(separator: "\n", omittingEmptySubsequences: false)
+        let expected = shown.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, line) in expected.enumerated() {
+            if line.trimmingCharacters(in: .whitespaces) == "…" { return true }
+            guard index < actual.count else { return false }
+            let pieces = line.components(separatedBy: "…")
+            if pieces.count == 1 {
+                guard actual[index] == line else { return false }
+                continue
+            }
+            var rest = Substring(actual[index])
+            for (number, piece) in pieces.enumerated() {
+                if number == 0 {
+                    guard rest.hasPrefix(piece) else { return false }
+                    rest = rest.dropFirst(piece.count)
+                } else if number == pieces.count - 1 {
+                    guard rest.hasSuffix(piece) else { return false }
+                } else {
+                    guard let found = rest.range(of: piece) else { return false }
+                    rest = rest[found.upperBound...]
+                }
+            }
+        }
+        return actual.count == expected.count
+    }
+
     /// The tables docs/import.md lets a writer touch are the store's, column for column, and its `sqlite3`
     /// example writes an item that is then found.
     @Test func theDocumentedTablesAreTheStoresAndItsExampleWorks() throws {
