@@ -24,21 +24,41 @@ struct Pages: Sendable {
         router.get("/assets/page.css") { _, _ in
             Self.asset(EmbeddedResources.pageStyle, type: "text/css; charset=utf-8")
         }
-        router.get("/items/:uuid") { _, context in try await page(.item, context) }
-        router.get("/projects/:uuid") { _, context in try await page(.project, context) }
-        router.get("/messages/:uuid") { _, context in try await page(.message, context) }
+        router.get("/items/:uuid") { request, context in try await page(.item, request, context) }
+        router.get("/projects/:uuid") { request, context in try await page(.project, request, context) }
+        router.get("/messages/:uuid") { request, context in try await page(.message, request, context) }
     }
 
-    func page(_ kind: TrackerURI.Kind, _ context: ServerContext) async throws -> Response {
+    /// A row's page; a row that is not there (deleted, a malformed id) is a page saying so, with the status.
+    func page(_ kind: TrackerURI.Kind, _ request: Request, _ context: ServerContext) async throws -> Response {
+        let back = Self.searchAddress(request.uri.queryParameters["back"].map(String.init))
+        do {
+            return try await rowPage(kind, back: back, context)
+        } catch {
+            let problem = Problem(error)
+            var response = Self.html(Self.errorPage(problem, back: back))
+            response.status = problem.status
+            return response
+        }
+    }
+
+    /// The search page's address a row page's "← Search" returns to: `/` and the search's own query string
+    /// (`?q=…&f=…`, as the page's script passes it in `back`), else `/`.
+    static func searchAddress(_ back: String?) -> String {
+        guard let back, back.hasPrefix("?"), back.utf8.count <= 4_096 else { return "/" }
+        return "/" + back
+    }
+
+    func rowPage(_ kind: TrackerURI.Kind, back: String, _ context: ServerContext) async throws -> Response {
         let (uri, entity) = try await backend.row(kind, context)
         switch entity {
         case .item(let item, let project):
             let messages = try await backend.run {
                 try backend.reader.store.read { try $0.messages(onItems: [item.id]) }
             }
-            return Self.html(Self.itemPage(item, project: project, uri: uri, messages: messages))
+            return Self.html(Self.itemPage(item, project: project, uri: uri, messages: messages, back: back))
         case .message(let message, let project, let item):
-            return Self.html(Self.messagePage(message, project: project, item: item, uri: uri))
+            return Self.html(Self.messagePage(message, project: project, item: item, uri: uri, back: back))
         case .project(let project):
             var options = SearchOptions()
             options.snippets = false
@@ -48,7 +68,7 @@ struct Pages: Sendable {
             let messages = try await backend.run {
                 try backend.reader.store.read { try $0.messages(onProjects: [project.id]) }
             }
-            return Self.html(Self.projectPage(project, uri: uri, items: outcome, messages: messages))
+            return Self.html(Self.projectPage(project, uri: uri, items: outcome, messages: messages, back: back))
         }
     }
 
@@ -93,23 +113,38 @@ struct Pages: Sendable {
         <script src="/assets/search.js" defer></script></head>
         <body>
         <h1>Spotlite</h1>
-        <input id="q" type="search" placeholder="Search items and projects (try: leaking tap)" autofocus
-               autocomplete="off" aria-label="Search">
-        <div id="status" role="status"></div>
-        <div id="facets"></div>
-        <ol id="hits"></ol>
+        <main>
+        <input id="q" type="search" placeholder="Search items, projects and messages (/ to come back here)" autofocus
+               autocomplete="off" aria-label="Search" aria-controls="hits">
+        <div id="chips" aria-label="filters"></div>
+        <div id="status" role="status" aria-live="polite"></div>
+        <div id="suggestion"></div>
+        <nav id="facets" aria-label="filter by"></nav>
+        <ol id="hits" aria-label="hits"></ol>
+        <button id="more" type="button" hidden>More hits</button>
+        </main>
         </body></html>
         """
 
-    /// The start of a row's page, through its heading: `heading` is its title (escaped here).
-    static func rowPageStart(_ heading: String) -> String {
+    /// The start of a row's page, through its heading: `heading` is its title (escaped here); `back` the search
+    /// page's address that "← Search" returns to.
+    static func rowPageStart(_ heading: String, back: String = "/") -> String {
         """
         <!doctype html>
         <html lang="en"><head><title>\(escaped(heading)) — Spotlite</title>
         \(head)</head>
         <body>
-        <p><a href="/">← Search</a></p>
+        <p><a id="back" href="\(escaped(back))">← Search</a></p>
         <h1 id="title">\(escaped(heading))</h1>
+        """
+    }
+
+    /// The page of a row that cannot be shown: what went wrong, as the API's problem says it.
+    static func errorPage(_ problem: Problem, back: String) -> String {
+        """
+        \(rowPageStart(problem.status.code == 404 ? "Not found" : problem.status.reasonPhrase, back: back))
+        <p id="problem">\(escaped(problem.detail))</p>
+        </body></html>
         """
     }
 
@@ -127,11 +162,13 @@ struct Pages: Sendable {
         return "<h2>Messages</h2>\n<ul id=\"messages\">\n\(rows)</ul>"
     }
 
-    static func messagePage(_ message: Message, project: Project, item: Item?, uri: TrackerURI) -> String {
+    static func messagePage(_ message: Message, project: Project, item: Item?, uri: TrackerURI, back: String = "/")
+        -> String
+    {
         let author = message.author.isEmpty ? "someone" : message.author
         let on = item.map { "<a id=\"item\" href=\"/items/\(escaped($0.id))\">\(escaped($0.title))</a> in " } ?? ""
         return """
-            \(rowPageStart("Message from " + author))
+            \(rowPageStart("Message from " + author, back: back))
             <dl>
             <dt>on</dt><dd>\(on)<a id="project" href="/projects/\(escaped(project.id))">\(escaped(project.title))</a></dd>
             <dt>created</dt><dd>\(escaped(message.createdAt))</dd>
@@ -143,11 +180,13 @@ struct Pages: Sendable {
             """
     }
 
-    static func itemPage(_ item: Item, project: Project, uri: TrackerURI, messages: [Message] = []) -> String {
+    static func itemPage(
+        _ item: Item, project: Project, uri: TrackerURI, messages: [Message] = [], back: String = "/"
+    ) -> String {
         let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)
         let priority = [1: "low", 2: "medium", 3: "high"][item.priority] ?? "?"
         return """
-            \(rowPageStart(item.title))
+            \(rowPageStart(item.title, back: back))
             <dl>
             <dt>project</dt><dd><a id="project" href="/projects/\(escaped(project.id))">\(escaped(project.title))</a></dd>
             <dt>priority</dt><dd>\(item.priority) (\(priority))</dd>
@@ -163,9 +202,9 @@ struct Pages: Sendable {
             """
     }
 
-    static func projectPage(_ project: Project, uri: TrackerURI, items: SearchOutcome, messages: [Message] = [])
-        -> String
-    {
+    static func projectPage(
+        _ project: Project, uri: TrackerURI, items: SearchOutcome, messages: [Message] = [], back: String = "/"
+    ) -> String {
         var rows = ""
         for hit in items.hits {
             guard case .item(let item, _) = hit.entity else { continue }
@@ -174,7 +213,7 @@ struct Pages: Sendable {
                 + " <span class=\"meta\">\(item.isCompleted ? "done" : "open") · P\(item.priority)</span></li>\n"
         }
         return """
-            \(rowPageStart(project.title))
+            \(rowPageStart(project.title, back: back))
             <dl>
             <dt>status</dt><dd>\(project.isClosed ? "closed" : "open")</dd>
             <dt>items</dt><dd>\(items.total)</dd>

@@ -2,9 +2,12 @@
 
 Usage: search_page.py BASE_URL SCREENSHOT_PATH
 Types a query, sees the hits appear and update as it types more, moves through them with the keyboard, opens an
-item, checks that a title holding markup shows as text, and saves a screenshot. Exits 0 when all hold; prints
+item and comes back to its search, pages, filters by facets (chips, the address, back), follows "did you mean",
+sees messages as messages and dates as relative ones, opens a missing row's page, and saves screenshots at 420
+and 1,400 px (SCREENSHOT_PATH, and beside it -420.png and -1400.png). Exits 0 when all hold; prints
 what failed and exits 1 otherwise.
 """
+import re
 import sys
 
 from playwright.sync_api import sync_playwright, expect
@@ -61,8 +64,92 @@ def main(base, screenshot):
         page.wait_for_url("**/projects/*")
         expect(page.locator("#items")).to_contain_text(title)
 
+        # "← Search" on a row page returns to the search it was opened from.
         page.goto(base + "/?q=leaking")
         expect(hits.first).to_contain_text("leaking", ignore_case=True, timeout=10_000)
+        hits.first.locator("a").click()
+        page.wait_for_url("**/items/*")
+        page.locator("#back").click()
+        page.wait_for_url("**/?q=leaking")
+        expect(box).to_have_value("leaking")
+        expect(hits.first).to_contain_text("leaking", ignore_case=True, timeout=10_000)
+
+        # Highlights are whole words, as the command line marks them: never "the" inside "gather" or "them".
+        box.fill("the")
+        expect(page.locator("#hits")).to_have_attribute("data-query", "the", timeout=10_000)
+        for mark in page.locator("#hits mark").all():
+            around = mark.evaluate(
+                "m => [(m.previousSibling && m.previousSibling.textContent.slice(-1)) || '',"
+                " (m.nextSibling && m.nextSibling.textContent.charAt(0)) || '']")
+            if any(ch.isalnum() for ch in around):
+                raise AssertionError("a mark inside a word: " + repr(around) + " " + mark.inner_text())
+
+        # Paging: 20 at first, more on asking, the count in the address (back restores it).
+        expect(hits).to_have_count(20, timeout=10_000)
+        expect(page.locator("#status")).to_contain_text("of 45")
+        page.locator("#more").click()
+        expect(hits).to_have_count(40, timeout=10_000)
+        expect(page).to_have_url(re.compile(r"n=40"))
+
+        # Facets filter when clicked and show as removable chips; the address holds them; back undoes them.
+        box.fill("tap")
+        expect(page.locator("#hits")).to_have_attribute("data-query", "tap", timeout=10_000)
+        before = hits.count()
+        page.locator('#facets [aria-label="project"] button', has_text="Garden").click()
+        expect(page.locator("#chips button")).to_have_text(re.compile("project: Garden"), timeout=10_000)
+        expect(page).to_have_url(re.compile(r"f=project"))
+        expect(hits.first.locator(".meta")).to_contain_text("Garden", timeout=10_000)
+        if hits.count() >= before:
+            raise AssertionError("a project filter kept every hit")
+        page.go_back()
+        expect(page.locator("#chips button")).to_have_count(0, timeout=10_000)
+        page.locator('#facets [aria-label="status"] button').first.click()
+        expect(page.locator("#chips button")).to_have_count(1, timeout=10_000)
+        page.locator("#chips button").click()
+        expect(page.locator("#chips button")).to_have_count(0, timeout=10_000)
+        for group in ("project", "status", "priority"):
+            expect(page.locator('#facets [aria-label="%s"]' % group)).to_have_count(1)
+
+        # "Did you mean" is a link that searches the suggestion.
+        box.fill("tomatoex")
+        expect(page.locator("#suggestion a")).to_have_text("tomato", timeout=10_000)
+        page.locator("#suggestion a").click()
+        expect(box).to_have_value("tomato")
+        expect(hits.first).to_contain_text("omato", timeout=10_000)
+
+        # A message is shown as a message, with what it is on.
+        box.fill("kind:message")
+        expect(hits.first.locator(".meta")).to_contain_text("message from", timeout=10_000)
+        # Dates read relatively, the exact time on hover.
+        expect(hits.first.locator("time")).to_have_attribute("title", re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"))
+
+        # "/" brings the cursor back to the search box.
+        page.locator("h1").click()
+        page.keyboard.press("/")
+        expect(box).to_be_focused()
+
+        # A row that is not there is a page saying so, not problem JSON.
+        response = page.goto(base + "/items/00000000-0000-4000-8000-000000000000")
+        if response.status != 404:
+            raise AssertionError("a missing row's page answered %d" % response.status)
+        expect(page.locator("#problem")).to_contain_text("not in this store")
+
+        # Every control has a name a screen reader can say.
+        page.goto(base + "/?q=tap")
+        expect(hits.first).to_be_visible(timeout=10_000)
+        for control in page.locator("button, input, a").all():
+            if not control.evaluate("c => (c.getAttribute('aria-label') || c.textContent || '').trim()"):
+                raise AssertionError("a control without a name: " + control.evaluate("c => c.outerHTML"))
+
+        # Screenshots at a phone's width and a desktop's.
+        for width in (420, 1400):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.goto(base + "/?q=tap")
+            expect(hits.first).to_be_visible(timeout=10_000)
+            overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+            if overflow > 0:
+                raise AssertionError("at %d px the page is %d px too wide" % (width, overflow))
+            page.screenshot(path=screenshot.replace(".png", "-%d.png" % width), full_page=True)
         page.screenshot(path=screenshot, full_page=True)
         browser.close()
         if alerts:

@@ -85,7 +85,8 @@ import Testing
     }
 
     /// The search page in headless chromium: type, see the hits update, move with the keyboard, open an item and
-    /// its project, markup shown as text; a screenshot is kept in the test's directory.
+    /// its project and come back to the search, page, filter by facets, follow "did you mean", markup shown as
+    /// text (Tests/Browser/search_page.py); screenshots at 420 and 1,400 px kept in .build/screenshots.
     @Test func theSearchPageWorksInARealBrowser() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
             Issue.record("chromium is missing: `make test` installs it")
@@ -94,7 +95,10 @@ import Testing
         let cli = CLI.withSamples()
         #expect(cli("add", "item", "--project", "Garden", "<script>alert(1)</script>").status == 0)
         let server = try ServerProcess(cli)
-        let screenshot = cli.directory.file("search-page.png")
+        // Kept after the run, for a person to look at (README, Development): the page at 420 and 1,400 px.
+        let shots = Repository.root + "/.build/screenshots"
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let screenshot = shots + "/search-page.png"
         let result = TestSupport.run(
             [
                 "python3", Repository.root + "/Tests/Browser/search_page.py", "http://127.0.0.1:\(server.port)",
@@ -103,6 +107,10 @@ import Testing
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        for width in [420, 1400] {
+            let shot = try Data(contentsOf: URL(fileURLWithPath: shots + "/search-page-\(width).png"))
+            #expect(shot.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(width) px")
+        }
         if let keep = ProcessInfo.processInfo.environment["SPOTLITE_SCREENSHOT"] {
             try? png.write(to: URL(fileURLWithPath: keep))
         }

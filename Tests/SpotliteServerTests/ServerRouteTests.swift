@@ -243,4 +243,28 @@ enum SampleFixture {
             #expect(!html.contains("<script>") && !html.contains("<style>"))
         }
     }
+
+    /// A row page returns to the search it was opened from (and to nothing but this server's search page); a row
+    /// that is not there is a page saying so, with the status, not a problem document.
+    @Test func rowPagesReturnToTheirSearchAndAMissingRowIsAPage() async throws {
+        try await withServer { client, _ in
+            let item = "/items/2bfe362f-b0e0-581f-88d9-e093789200ec"
+            for (back, href) in [
+                ("%3Fq%3Dleaking%2Btap%26f%3Dis%253Aopen", "/?q=leaking+tap&amp;f=is%3Aopen"),
+                ("%2F%2Fevil.example", "/"), ("", "/"),
+            ] {
+                let page = try await client.execute(uri: item + "?back=" + back, method: .get)
+                #expect(String(buffer: page.body).contains("<a id=\"back\" href=\"\(href)\">"), "\(back)")
+            }
+            let missing = try await client.execute(
+                uri: "/items/00000000-0000-4000-8000-000000000000?back=%3Fq%3Dtap", method: .get)
+            #expect(missing.status == .notFound)
+            #expect(missing.headers[.contentType] == "text/html; charset=utf-8")
+            let html = String(buffer: missing.body)
+            #expect(html.contains("<h1 id=\"title\">Not found</h1>") && html.contains("is not in this store"))
+            #expect(html.contains("<a id=\"back\" href=\"/?q=tap\">"))
+            let malformed = try await client.execute(uri: "/projects/not-a-uuid", method: .get)
+            #expect(malformed.status == .badRequest && malformed.headers[.contentType] == "text/html; charset=utf-8")
+        }
+    }
 }
