@@ -1,13 +1,17 @@
 """The search page in a real browser: Debian's chromium, headless, driven by Playwright.
 
-Usage: search_page.py BASE_URL SCREENSHOT_PATH
+Usage: search_page.py BASE_URL SCREENSHOT_PATH [WRITER]
+WRITER, a JSON list, is a command that adds the item "Zeppelin seen over the garden" to the served store: the
+page must show it by itself.
 Types a query, sees the hits appear and update as it types more, moves through them with the keyboard, opens an
 item and comes back to its search, pages, filters by facets (chips, the address, back), follows "did you mean",
 sees messages as messages and dates as relative ones, opens a missing row's page, and saves screenshots at 420
 and 1,400 px (SCREENSHOT_PATH, and beside it -420.png and -1400.png). Exits 0 when all hold; prints
 what failed and exits 1 otherwise.
 """
+import json
 import re
+import subprocess
 import sys
 
 from playwright.sync_api import sync_playwright, expect
@@ -15,7 +19,7 @@ from playwright.sync_api import sync_playwright, expect
 CHROMIUM = "/usr/bin/chromium"
 
 
-def main(base, screenshot):
+def main(base, screenshot, writer):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
         page = browser.new_page()
@@ -141,6 +145,20 @@ def main(base, screenshot):
             if not control.evaluate("c => (c.getAttribute('aria-label') || c.textContent || '').trim()"):
                 raise AssertionError("a control without a name: " + control.evaluate("c => c.outerHTML"))
 
+        # Live: a search that has settled follows its query's events; a row written elsewhere appears by itself,
+        # and the subscription the page made goes when the query changes.
+        if writer:
+            box.fill("zeppelin")
+            expect(page.locator("#status")).to_have_text("no matches", timeout=10_000)
+            expect(page.locator("#hits")).to_have_attribute("data-live", "on", timeout=15_000)
+            subprocess.run(writer, check=True, stdout=subprocess.DEVNULL)
+            expect(hits.first.locator("a")).to_have_text("Zeppelin seen over the garden", timeout=15_000)
+            box.fill("tap")
+            expect(page.locator("#hits")).to_have_attribute("data-query", "tap", timeout=10_000)
+            page.wait_for_function(
+                "async () => !(await (await fetch('/v1/subscriptions')).json()).subscriptions"
+                ".some(s => s.query === 'zeppelin')", timeout=15_000, polling=500)
+
         # Screenshots at a phone's width and a desktop's.
         for width in (420, 1400):
             page.set_viewport_size({"width": width, "height": 900})
@@ -158,7 +176,7 @@ def main(base, screenshot):
 
 if __name__ == "__main__":
     try:
-        main(sys.argv[1], sys.argv[2])
+        main(sys.argv[1], sys.argv[2], json.loads(sys.argv[3]) if len(sys.argv) > 3 else None)
     except Exception as error:  # one line for the test's message
         print("browser test failed:", str(error).splitlines()[0] if str(error) else repr(error))
         import os

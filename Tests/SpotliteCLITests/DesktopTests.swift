@@ -99,10 +99,15 @@ import Testing
         let shots = Repository.root + "/.build/screenshots"
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
         let screenshot = shots + "/search-page.png"
+        // What the page must then show by itself: an item added by another process.
+        let add =
+            ["env"] + cli.environment.map { "\($0.key)=\($0.value)" }
+            + [CLI.binary, "add", "item", "--project", "Garden", "Zeppelin seen over the garden"]
+        let writer = String(decoding: try JSONSerialization.data(withJSONObject: add), as: UTF8.self)
         let result = TestSupport.run(
             [
                 "python3", Repository.root + "/Tests/Browser/search_page.py", "http://127.0.0.1:\(server.port)",
-                screenshot,
+                screenshot, writer,
             ])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))

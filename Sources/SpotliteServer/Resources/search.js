@@ -163,6 +163,7 @@ async function search() {
   const mine = ++asked;
   drawChips();
   if (!text && filters.length === 0) {
+    stopFollowing();
     list.replaceChildren(); facets.replaceChildren(); suggestion.replaceChildren(); status.textContent = "";
     more.hidden = true; return;
   }
@@ -201,12 +202,54 @@ async function search() {
   }));
   more.hidden = hits.length >= answer.total || hits.length < shown;
   drawFacets(answer);
+  follow(query);
   selected = -1;
   if (hits.length > 0) select(0);
 }
 
 // Runs the search of the page's state, remembering it in the address.
 function run(push) { remember(push); search(); }
+
+// Live results: once a search has settled for a moment, the page subscribes to its query (POST
+// /v1/subscriptions) and follows its events, searching again when a row enters, changes in or leaves the results,
+// whoever wrote it. A subscription the page made is deleted when the query changes or the page goes; one that
+// existed before (the same query saved by a tool) is only followed. Without the right to subscribe (a limit, a
+// token) the results simply stay as they were.
+let live = null, csrf = null, settle = null;
+function stopFollowing() {
+  clearTimeout(settle);
+  if (!live) return;
+  live.source.close();
+  if (live.made) {
+    const headers = csrf ? {"X-CSRF-Token": csrf} : {};
+    fetch("/v1/subscriptions/" + encodeURIComponent(live.id), {method: "DELETE", headers, keepalive: true})
+      .catch(() => {});
+  }
+  live = null;
+  list.dataset.live = "off";
+}
+function follow(query) {
+  if (live && live.query === query) return;
+  stopFollowing();
+  if (!query) return;
+  settle = setTimeout(async () => {
+    const headers = {"Content-Type": "application/json"};
+    if (csrf) headers["X-CSRF-Token"] = csrf;
+    let response, subscription;
+    try {
+      response = await fetch("/v1/subscriptions", {method: "POST", headers, body: JSON.stringify({query})});
+      if (!response.ok) return;
+      subscription = await response.json();
+    } catch (error) { return; }
+    const source = new EventSource("/v1/subscriptions/" + encodeURIComponent(subscription.id) + "/events");
+    live = {id: subscription.id, made: response.status === 201, query, source};
+    let again = null;
+    const refresh = () => { clearTimeout(again); again = setTimeout(search, 150); };
+    for (const type of ["added", "changed", "removed", "reset"]) source.addEventListener(type, refresh);
+    source.addEventListener("open", () => { list.dataset.live = "on"; });
+  }, 1000);
+}
+window.addEventListener("pagehide", stopFollowing);
 
 box.addEventListener("input", () => {
   clearTimeout(timer);
@@ -251,7 +294,12 @@ async function start() {
     try {
       const response = await fetch("/v1/session", {method: "POST", headers: {Authorization: "Bearer " + token}});
       if (!response.ok) status.textContent = "the server refused the token in the address (" + response.status + ")";
+      else csrf = (await response.json()).csrf;
     } catch (error) { status.textContent = "cannot reach the server: " + error; }
+  }
+  if (!csrf) {
+    // A page opened again in a session made before: its CSRF token, for the subscriptions it makes.
+    try { csrf = (await (await fetch("/v1/session")).json()).csrf; } catch (error) { csrf = null; }
   }
   restore();
 }
