@@ -108,6 +108,18 @@ public final class SearchQueryParser {
         }
     }
 
+    /// Xapian's grammar line for an operator without its operands ("Syntax: <expression> AND <expression>") in
+    /// words, with what to do; any other reason as Xapian gives it.
+    static func plainReason(_ message: String) -> String {
+        let parts = message.split(separator: " ")
+        guard parts.count == 4, parts[0] == "Syntax:", parts[1] == "<expression>", parts[3] == "<expression>" else {
+            return message
+        }
+        let operator_ = parts[2]
+        return "\(operator_) needs a word or phrase on each side; to search for the word itself, write it in "
+            + "lowercase (\(operator_.lowercased())) or quote it"
+    }
+
     /// Parses `text`; throws ``SearchIndexError/Code-swift.struct/querySyntax`` with a sentence saying what is wrong.
     ///
     /// - Parameters:
@@ -138,7 +150,8 @@ public final class SearchQueryParser {
             query = try parser.parse(normalized.text, flags: flags).groupingCompounds(
                 normalized.compounds, stemmingLanguage: Self.stemmingLanguage, titlePrefix: TermPrefix.title)
         } catch  where error.kind == .querySyntax || error.kind == .invalidArgument {
-            throw SearchIndexError(.querySyntax, "cannot parse the query '\(text)': \(error.message)", cause: error)
+            throw SearchIndexError(
+                .querySyntax, "cannot parse the query '\(text)': \(Self.plainReason(error.message))", cause: error)
         } catch {
             // The index moved under a wildcard's expansion or the spelling search: not the query's fault.
             throw SearchIndexError(error)

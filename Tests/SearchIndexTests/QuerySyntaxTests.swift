@@ -128,8 +128,14 @@ import Testing
             "project:tracker://s/item/x",
             "project:tracker://s/item/x is not a project URI (tracker://<store>/project/<uuid>)"
         ),
-        ("tap AND", "Syntax: <expression> AND <expression>"),
-        ("tap OR", "Syntax: <expression> OR <expression>"),
+        (
+            "tap AND",
+            "AND needs a word or phrase on each side; to search for the word itself, write it in lowercase (and) or quote it"
+        ),
+        (
+            "OR tap",
+            "OR needs a word or phrase on each side; to search for the word itself, write it in lowercase (or) or quote it"
+        ),
     ])
     func invalidQueriesSayWhatIsWrong(query: String, reason: String) {
         do {

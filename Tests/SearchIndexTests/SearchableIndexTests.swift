@@ -411,7 +411,11 @@ import Xapian
         ),
         ("priority:9", "cannot parse the query 'priority:9': no priority is 9; priorities are 1, 2 and 3"),
         ("   ", "the query is empty; type some words, or a filter such as kind:item"),
-        ("tap AND", "cannot parse the query 'tap AND': Syntax: <expression> AND <expression>"),
+        (
+            "tap AND",
+            "cannot parse the query 'tap AND': AND needs a word or phrase on each side; to search for the word itself, "
+                + "write it in lowercase (and) or quote it"
+        ),
     ])
     func badQueriesFailWithASentence(query: String, message: String) throws {
         do {
