@@ -95,6 +95,24 @@ struct Pages: Sendable {
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
+    /// A stored time (`2024-03-02T09:15:00Z`) as people read it, `2 March 2024, 09:15 UTC`, in a `<time>` that
+    /// keeps the exact value (and shows it on hover); anything else, escaped as it is.
+    static func time(_ stored: String) -> String {
+        let fields = stored.split(whereSeparator: { "-T:Z".contains($0) }).map { Int($0) }
+        let months = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ]
+        guard stored.utf8.count == 20, fields.count == 6, let month = fields[1], (1...12).contains(month),
+            let year = fields[0], let day = fields[2], let hour = fields[3], let minute = fields[4]
+        else { return escaped(stored) }
+        let minutes = minute < 10 ? "0\(minute)" : "\(minute)"
+        let hours = hour < 10 ? "0\(hour)" : "\(hour)"
+        return
+            "<time datetime=\"\(escaped(stored))\" title=\"\(escaped(stored))\">\(day) \(months[month - 1]) \(year), "
+            + "\(hours):\(minutes) UTC</time>"
+    }
+
     /// `text` for HTML: see ``HTML/escaped(_:keepingLineBreaks:)``.
     static func escaped(_ text: String, keepingLineBreaks: Bool = false) -> String {
         HTML.escaped(text, keepingLineBreaks: keepingLineBreaks)
@@ -156,7 +174,7 @@ struct Pages: Sendable {
             let author = message.author.isEmpty ? "someone" : message.author
             rows +=
                 "<li><a href=\"/messages/\(escaped(message.id))\">\(escaped(author))</a>"
-                + " <span class=\"meta\">\(escaped(message.createdAt))</span><div class=\"detail\">"
+                + " <span class=\"meta\">\(time(message.createdAt))</span><div class=\"detail\">"
                 + "\(escaped(message.text, keepingLineBreaks: true))</div></li>\n"
         }
         return "<h2>Messages</h2>\n<ul id=\"messages\">\n\(rows)</ul>"
@@ -171,8 +189,8 @@ struct Pages: Sendable {
             \(rowPageStart("Message from " + author, back: back))
             <dl>
             <dt>on</dt><dd>\(on)<a id="project" href="/projects/\(escaped(project.id))">\(escaped(project.title))</a></dd>
-            <dt>created</dt><dd>\(escaped(message.createdAt))</dd>
-            <dt>modified</dt><dd>\(escaped(message.modifiedAt))</dd>
+            <dt>created</dt><dd>\(time(message.createdAt))</dd>
+            <dt>modified</dt><dd>\(time(message.modifiedAt))</dd>
             <dt>uri</dt><dd><code id="uri">\(escaped(uri.description))</code></dd>
             </dl>
             <div class="detail" id="detail">\(escaped(message.text, keepingLineBreaks: true))</div>
@@ -191,8 +209,8 @@ struct Pages: Sendable {
             <dt>project</dt><dd><a id="project" href="/projects/\(escaped(project.id))">\(escaped(project.title))</a></dd>
             <dt>priority</dt><dd>\(item.priority) (\(priority))</dd>
             <dt>status</dt><dd>\(item.isCompleted ? "completed" : "open")</dd>
-            <dt>created</dt><dd>\(escaped(item.createdAt))</dd>
-            <dt>modified</dt><dd>\(escaped(item.modifiedAt))</dd>
+            <dt>created</dt><dd>\(time(item.createdAt))</dd>
+            <dt>modified</dt><dd>\(time(item.modifiedAt))</dd>
             <dt>uri</dt><dd><code id="uri">\(escaped(uri.description))</code></dd>
             <dt>project uri</dt><dd><code>\(escaped(projectURI.description))</code></dd>
             </dl>

@@ -18,6 +18,27 @@ from playwright.sync_api import sync_playwright, expect
 
 CHROMIUM = "/usr/bin/chromium"
 
+# Run in the page: each visible element holding text of its own whose colour against its (first opaque ancestor's)
+# background is below 4.5:1, described.
+CONTRAST = """() => {
+  const rgb = c => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+                                      .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const background = e => {
+    for (; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor); if (c.length === 3 || c[3] > 0.5) return c; }
+    return [255, 255, 255];
+  };
+  const low = [];
+  for (const e of document.querySelectorAll("body *")) {
+    const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !e.getClientRects().length) continue;
+    const a = lum(rgb(getComputedStyle(e).color)), b = lum(background(e).slice(0, 3));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < 4.5) low.push(e.tagName + "." + e.className + " '" + e.textContent.trim().slice(0, 30) + "' " + ratio.toFixed(2));
+  }
+  return low;
+}"""
+
 
 def main(base, screenshot, writer):
     with sync_playwright() as playwright:
@@ -158,6 +179,15 @@ def main(base, screenshot, writer):
             page.wait_for_function(
                 "async () => !(await (await fetch('/v1/subscriptions')).json()).subscriptions"
                 ".some(s => s.query === 'zeppelin')", timeout=15_000, polling=500)
+
+        # Text contrast (WCAG AA): every element with text of its own reads at 4.5:1 or more against its background.
+        box.fill("tap")
+        expect(hits.first).to_be_visible(timeout=10_000)
+        page.locator('#facets [aria-label="status"] button').first.click()
+        expect(page.locator("#chips button")).to_have_count(1, timeout=10_000)
+        low = page.evaluate(CONTRAST)
+        if low:
+            raise AssertionError("text below 4.5:1 contrast: " + "; ".join(low[:5]))
 
         # Screenshots at a phone's width and a desktop's.
         for width in (420, 1400):

@@ -240,6 +240,11 @@ enum SampleFixture {
             #expect(!policy.contains("unsafe-inline") && policy.contains("script-src 'self'"))
             let html = String(buffer: page.body)
             #expect(html.contains("<h1 id=\"title\">Fix the leaking tap</h1>"))
+            // Times as people read them, the stored value kept (and shown on hover).
+            #expect(
+                html.contains(
+                    "<time datetime=\"2024-03-02T09:15:00Z\" title=\"2024-03-02T09:15:00Z\">2 March 2024, 09:15 UTC</time>"
+                ))
             #expect(!html.contains("<script>") && !html.contains("<style>"))
         }
     }
