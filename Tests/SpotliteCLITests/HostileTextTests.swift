@@ -62,7 +62,7 @@ struct HostileRows {
     /// The tags a page of the server is made of: anything else in a page came from the store's text.
     static let templateTags: Set<String> = [
         "!doctype", "html", "head", "meta", "title", "link", "script", "body", "p", "a", "h1", "h2", "dl", "dt", "dd",
-        "code", "div", "ul", "ol", "li", "span", "input",
+        "code", "div", "ul", "ol", "li", "span", "input", "time", "main", "nav", "button",
     ]
 
     /// `page` holds no raw control character, no tag but the template's, no inline script and no event handler.
