@@ -102,7 +102,11 @@ cxapian_query *cxapian_query_new_any_term(const char *terms, size_t length) {
 }
 
 cxapian_query *cxapian_query_new_match_all(void) {
-    return new (std::nothrow) cxapian_query{Xapian::Query::MatchAll};
+    try {
+        return new (std::nothrow) cxapian_query{cxapian::match_all()};
+    } catch (...) {
+        return nullptr;  // the query's node could not be allocated
+    }
 }
 
 cxapian_query *cxapian_query_new_match_nothing(void) {

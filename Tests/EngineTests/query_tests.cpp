@@ -2,7 +2,9 @@
 
 #include "compounds.h"
 #include "fixture.h"
+#include "query_parts.h"
 #include "similar.h"
+#include "slot_values.h"
 
 #include <doctest/doctest.h>
 
@@ -53,4 +55,14 @@ TEST_CASE("more like this finds the document itself first, and refuses an unknow
     REQUIRE(result->page_size > 1);
     CHECK(result->hit(0).first == 301);
     CHECK_THROWS_AS(cxapian::similar_query(reader->database, "Q999", 32, ranking, 0.15), Xapian::InvalidArgumentError);
+}
+
+TEST_CASE("a query matching all is made fresh, never a copy of Xapian's static MatchAll") {
+    // The static's reference count is not atomic: copies made and dropped by concurrent searches corrupted it, and a
+    // search's query was later freed twice (a crash in a query's destructor under the parallel test suite).
+    CHECK(cxapian::match_all().internal.get() != Xapian::Query::MatchAll.internal.get());
+    CHECK(cxapian::match_all().get_type() == Xapian::Query::LEAF_MATCH_ALL);
+    const cxapian::ValueRangeLeaf unbounded = cxapian::ValueRangeLeaf::make(1, std::nullopt, std::nullopt);
+    CHECK(unbounded.leaf.internal.get() != Xapian::Query::MatchAll.internal.get());
+    CHECK(unbounded.leaf.get_type() == Xapian::Query::LEAF_MATCH_ALL);
 }

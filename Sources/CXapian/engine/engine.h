@@ -26,6 +26,7 @@
 #include "compounds.h"
 #include "index_layout.h"
 #include "match.h"
+#include "query_parts.h"
 #include "similar.h"
 #include "slot_values.h"
 #include "spellings.h"

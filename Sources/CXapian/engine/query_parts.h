@@ -5,10 +5,16 @@
 
 #include <xapian.h>
 
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace cxapian {
+
+/// A query matching every document, made fresh: never a copy of Xapian::Query::MatchAll, a static whose reference
+/// count is not atomic, so that copies made and dropped on several threads at once corrupt it (Xapian's query.h says
+/// as much) and a later copy's destructor frees it twice.
+inline Xapian::Query match_all() { return Xapian::Query(std::string()); }
 
 /// Whether `op` combines subqueries that each stand alone (AND, OR, AND_NOT, XOR, AND_MAYBE, FILTER, SYNONYM, MAX),
 /// so that a rewrite can rewrite each and combine them again with `op`; false for leaves and for the operators with

@@ -88,7 +88,7 @@ uint64_t SlotValuesCache::tables_made() {
 ValueRangeLeaf ValueRangeLeaf::make(Xapian::valueno slot, std::optional<std::string> begin,
                                     std::optional<std::string> end) {
     using Q = Xapian::Query;
-    Q leaf = Q::MatchAll;
+    Q leaf = match_all();
     if (begin && end) {
         leaf = Q(Q::OP_VALUE_RANGE, slot, *begin, *end);
     } else if (begin) {

@@ -110,11 +110,11 @@ struct ValueRangeLeaf {
     std::optional<std::string> begin;  // none: no lower bound
     std::optional<std::string> end;    // none: no upper bound
 
-    /// The range as Xapian's query (MatchAll without a bound).
+    /// The range as Xapian's query (a query matching all, without a bound).
     static ValueRangeLeaf make(Xapian::valueno slot, std::optional<std::string> begin, std::optional<std::string> end);
 
-    /// Whether `leaf` is a range node of its own (it has a bound), which a query can hold and be searched for:
-    /// MatchAll is one node that every query matching all shares.
+    /// Whether `leaf` is a range node (it has a bound), which a query can hold and be searched for; without one it
+    /// is a query matching all, which the query's rewrites may drop or merge.
     bool bounded() const { return begin || end; }
 };
 
