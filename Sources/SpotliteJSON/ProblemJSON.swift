@@ -10,17 +10,16 @@ public enum ProblemJSON {
     /// documented in the OpenAPI file rather than at a web address.
     public static let typeBase = "https://spotlite.invalid/problems/"
 
-    /// The document for an HTTP status (`title` its reason phrase) and, where one applies, the CLI's code.
-    public static func object(status: Int, title: String, detail: String, code: ErrorCode?) -> JSON {
-        let name = code?.name ?? title.lowercased().replacingOccurrences(of: " ", with: "-")
-        var pairs: [(String, JSON)] = [
-            ("type", .string(typeBase + name)),
+    /// The document for an HTTP status (`title` its reason phrase) and the CLI's code, which every error has.
+    public static func object(status: Int, title: String, detail: String, code: ErrorCode) -> JSON {
+        .object([
+            ("type", .string(typeBase + code.name)),
             ("title", .string(title)),
             ("status", .int(status)),
             ("detail", .string(detail)),
-        ]
-        if let code { pairs += [("code", .string(code.name)), ("exit_code", .int(Int(code.rawValue)))] }
-        return .object(pairs)
+            ("code", .string(code.name)),
+            ("exit_code", .int(Int(code.rawValue))),
+        ])
     }
 
     /// The document the server answers `code` with.
