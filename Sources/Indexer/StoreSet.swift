@@ -88,6 +88,17 @@ public final class StoreSet: @unchecked Sendable {
         return opened
     }
 
+    /// The member whose store has the UUID `storeID`, with its name; nil when none has (members that fail to open
+    /// are passed over).
+    public func member(storeID: String) -> (name: String, indexer: StoreIndexer)? {
+        for position in members.indices {
+            if let indexer = try? member(at: position), indexer.store.uuid == storeID {
+                return (members[position].name, indexer)
+            }
+        }
+        return nil
+    }
+
     /// One store's copy of a row.
     public struct Copy: Sendable {
         /// The store's name.

@@ -172,12 +172,7 @@ struct APIRoutes: Sendable {
         }
         let store = backend.reader.store
         // A server started with --stores resolves URIs of those stores too, each in the store its UUID names.
-        let others =
-            options.stores.isEmpty
-            ? nil
-            : backend.storeSet(key: options.stores.map(\.name).joined(separator: ",")) {
-                StoreSet(members: options.stores)
-            }
+        let others = backend.allStores(options)
         let results = try await backend.run { () -> [JSON] in
             texts.map { text in
                 do {
@@ -316,14 +311,25 @@ struct APIRoutes: Sendable {
 }
 
 extension Backend {
+    /// Every store of `serve --stores` as one set (kept, as ``storeSet(key:make:)`` keeps each); nil for a server of
+    /// one store.
+    func allStores(_ options: ServerOptions) -> StoreSet? {
+        guard !options.stores.isEmpty else { return nil }
+        return storeSet(key: options.stores.map(\.name).joined(separator: ",")) { StoreSet(members: options.stores) }
+    }
+
     /// The row of `kind` whose UUID the path's `{uuid}` gives (the API's `/v1/items/{uuid}`, the page's
     /// `/items/{uuid}`): 400 for what is not a UUID, the store's own errors (404 for a row that is not there).
-    func row(_ kind: TrackerURI.Kind, _ context: ServerContext) async throws -> (uri: TrackerURI, entity: StoreEntity) {
+    /// `source` is the store read: the server's own unless a row page names another of `serve --stores`.
+    func row(_ kind: TrackerURI.Kind, _ context: ServerContext, in source: StoreIndexer? = nil) async throws -> (
+        uri: TrackerURI, entity: StoreEntity
+    ) {
         let text = try context.parameters.require("uuid")
         guard let id = UUID(uuidString: text)?.uuidString.lowercased() else {
             throw Problem(.badRequest, "'\(text)' is not a UUID", code: .usage)
         }
-        let uri = reader.store.uri(kind, id)
-        return (uri, try await run { [reader] in try reader.store.entity(for: uri) })
+        let store = (source ?? reader).store
+        let uri = store.uri(kind, id)
+        return (uri, try await run { try store.entity(for: uri) })
     }
 }

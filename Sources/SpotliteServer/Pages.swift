@@ -15,9 +15,11 @@ import TrackerStore
 /// inline handler, nothing from elsewhere, no framing.
 struct Pages: Sendable {
     let backend: Backend
+    let options: ServerOptions
 
     func register(on router: some RouterMethods<ServerContext>) {
-        router.get("/") { _, _ in Self.html(Self.searchPage) }
+        let searchPage = Self.searchPage(stores: options.stores.map(\.name), home: backend.storeID)
+        router.get("/") { _, _ in Self.html(searchPage) }
         router.get("/assets/search.js") { _, _ in
             Self.asset(EmbeddedResources.searchScript, type: "text/javascript; charset=utf-8")
         }
@@ -33,7 +35,7 @@ struct Pages: Sendable {
     func page(_ kind: TrackerURI.Kind, _ request: Request, _ context: ServerContext) async throws -> Response {
         let back = Self.searchAddress(request.uri.queryParameters["back"].map(String.init))
         do {
-            return try await rowPage(kind, back: back, context)
+            return try await rowPage(kind, back: back, in: try source(request), context)
         } catch {
             let problem = Problem(error)
             var response = Self.html(Self.errorPage(problem, back: back))
@@ -49,26 +51,52 @@ struct Pages: Sendable {
         return "/" + back
     }
 
-    func rowPage(_ kind: TrackerURI.Kind, back: String, _ context: ServerContext) async throws -> Response {
-        let (uri, entity) = try await backend.row(kind, context)
+    /// The store a row page reads: the server's own, or the one of `serve --stores` whose UUID `?store=` gives (the
+    /// search page links a hit of another store so); nil for the server's own.
+    func source(_ request: Request) throws -> StoreIndexer? {
+        guard let storeID = request.uri.queryParameters["store"].map(String.init), storeID != backend.storeID else {
+            return nil
+        }
+        guard let member = backend.allStores(options)?.member(storeID: storeID) else {
+            throw Problem(
+                .notFound,
+                "no store with UUID '\(storeID)' is served here (`spotlite serve --stores` names those that are)",
+                code: .foreignStore)
+        }
+        return member.indexer
+    }
+
+    func rowPage(_ kind: TrackerURI.Kind, back: String, in source: StoreIndexer?, _ context: ServerContext)
+        async throws -> Response
+    {
+        let (uri, entity) = try await backend.row(kind, context, in: source)
+        let store = (source ?? backend.reader).store
+        // Links to the row's project, item and messages stay in its store.
+        let storeID = source == nil ? "" : store.uuid
         switch entity {
         case .item(let item, let project):
-            let messages = try await backend.run {
-                try backend.reader.store.read { try $0.messages(onItems: [item.id]) }
-            }
-            return Self.html(Self.itemPage(item, project: project, uri: uri, messages: messages, back: back))
+            let messages = try await backend.run { try store.read { try $0.messages(onItems: [item.id]) } }
+            return Self.html(
+                Self.itemPage(item, project: project, uri: uri, messages: messages, back: back, store: storeID))
         case .message(let message, let project, let item):
-            return Self.html(Self.messagePage(message, project: project, item: item, uri: uri, back: back))
+            return Self.html(
+                Self.messagePage(message, project: project, item: item, uri: uri, back: back, store: storeID))
         case .project(let project):
-            var options = SearchOptions()
-            options.snippets = false
-            options.request.limit = 200
-            options.request.sort = .modified
-            let outcome = try await backend.search("kind:item project:\"\(uri)\"", options: options)
-            let messages = try await backend.run {
-                try backend.reader.store.read { try $0.messages(onProjects: [project.id]) }
-            }
-            return Self.html(Self.projectPage(project, uri: uri, items: outcome, messages: messages, back: back))
+            var listing = SearchOptions()
+            listing.snippets = false
+            listing.request.limit = 200
+            listing.request.sort = .modified
+            let query = "kind:item project:\"\(uri)\""
+            let outcome =
+                if let source {
+                    try await backend.run { [listing] in try source.search(query, options: listing) }
+                } else {
+                    try await backend.search(query, options: listing)
+                }
+            let messages = try await backend.run { try store.read { try $0.messages(onProjects: [project.id]) } }
+            return Self.html(
+                Self.projectPage(
+                    project, uri: uri, items: outcome, messages: messages, back: back, store: storeID))
         }
     }
 
@@ -124,14 +152,17 @@ struct Pages: Sendable {
         <link rel="stylesheet" href="/assets/page.css">
         """
 
-    static let searchPage = """
+    /// The search page; `stores`, the names of `serve --stores` (the page then searches them and offers a store
+    /// facet), `home` the server's own store's UUID (hits of other stores link their row pages with `?store=`).
+    static func searchPage(stores: [String], home: String) -> String {
+        """
         <!doctype html>
         <html lang="en"><head><title>Spotlite</title>
         \(head)
         <script src="/assets/search.js" defer></script></head>
         <body>
-        <h1>Spotlite</h1>
-        <main>
+        <header><h1>Spotlite</h1></header>
+        <main data-stores="\(escaped(stores.joined(separator: ",")))" data-home="\(escaped(home))">
         <input id="q" type="search" placeholder="Search items, projects and messages (/ to come back here)" autofocus
                autocomplete="off" aria-label="Search" aria-controls="hits">
         <div id="chips" aria-label="filters"></div>
@@ -143,6 +174,7 @@ struct Pages: Sendable {
         </main>
         </body></html>
         """
+    }
 
     /// The start of a row's page, through its heading: `heading` is its title (escaped here); `back` the search
     /// page's address that "← Search" returns to.
@@ -152,7 +184,8 @@ struct Pages: Sendable {
         <html lang="en"><head><title>\(escaped(heading)) — Spotlite</title>
         \(head)</head>
         <body>
-        <p><a id="back" href="\(escaped(back))">← Search</a></p>
+        <nav aria-label="back to the search"><p><a id="back" href="\(escaped(back))">← Search</a></p></nav>
+        <main>
         <h1 id="title">\(escaped(heading))</h1>
         """
     }
@@ -162,51 +195,64 @@ struct Pages: Sendable {
         """
         \(rowPageStart(problem.status.code == 404 ? "Not found" : problem.status.reasonPhrase, back: back))
         <p id="problem">\(escaped(problem.detail))</p>
-        </body></html>
+        </main></body></html>
         """
     }
 
+    /// The address of a row's page, escaped for an attribute; `store` is the `?store=` of a row of another store
+    /// (`serve --stores`), empty for the server's own.
+    static func path(_ kind: TrackerURI.Kind, _ id: String, _ store: String) -> String {
+        let folder =
+            switch kind {
+            case .item: "items"
+            case .project: "projects"
+            case .message: "messages"
+            }
+        return escaped("/\(folder)/\(id)" + (store.isEmpty ? "" : "?store=\(store)"))
+    }
+
     /// The messages on an item or a project, oldest first, each linking to its own page.
-    static func messageList(_ messages: [Message]) -> String {
+    static func messageList(_ messages: [Message], store: String = "") -> String {
         guard !messages.isEmpty else { return "" }
         var rows = ""
         for message in messages {
             let author = message.author.isEmpty ? "someone" : message.author
             rows +=
-                "<li><a href=\"/messages/\(escaped(message.id))\">\(escaped(author))</a>"
+                "<li><a href=\"\(path(.message, message.id, store))\">\(escaped(author))</a>"
                 + " <span class=\"meta\">\(time(message.createdAt))</span><div class=\"detail\">"
                 + "\(escaped(message.text, keepingLineBreaks: true))</div></li>\n"
         }
         return "<h2>Messages</h2>\n<ul id=\"messages\">\n\(rows)</ul>"
     }
 
-    static func messagePage(_ message: Message, project: Project, item: Item?, uri: TrackerURI, back: String = "/")
-        -> String
-    {
+    static func messagePage(
+        _ message: Message, project: Project, item: Item?, uri: TrackerURI, back: String = "/", store: String = ""
+    ) -> String {
         let author = message.author.isEmpty ? "someone" : message.author
-        let on = item.map { "<a id=\"item\" href=\"/items/\(escaped($0.id))\">\(escaped($0.title))</a> in " } ?? ""
+        let on = item.map { "<a id=\"item\" href=\"\(path(.item, $0.id, store))\">\(escaped($0.title))</a> in " } ?? ""
         return """
             \(rowPageStart("Message from " + author, back: back))
             <dl>
-            <dt>on</dt><dd>\(on)<a id="project" href="/projects/\(escaped(project.id))">\(escaped(project.title))</a></dd>
+            <dt>on</dt><dd>\(on)<a id="project" href="\(path(.project, project.id, store))">\(escaped(project.title))</a></dd>
             <dt>created</dt><dd>\(time(message.createdAt))</dd>
             <dt>modified</dt><dd>\(time(message.modifiedAt))</dd>
             <dt>uri</dt><dd><code id="uri">\(escaped(uri.description))</code></dd>
             </dl>
             <div class="detail" id="detail">\(escaped(message.text, keepingLineBreaks: true))</div>
-            </body></html>
+            </main></body></html>
             """
     }
 
     static func itemPage(
-        _ item: Item, project: Project, uri: TrackerURI, messages: [Message] = [], back: String = "/"
+        _ item: Item, project: Project, uri: TrackerURI, messages: [Message] = [], back: String = "/",
+        store: String = ""
     ) -> String {
         let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)
         let priority = [1: "low", 2: "medium", 3: "high"][item.priority] ?? "?"
         return """
             \(rowPageStart(item.title, back: back))
             <dl>
-            <dt>project</dt><dd><a id="project" href="/projects/\(escaped(project.id))">\(escaped(project.title))</a></dd>
+            <dt>project</dt><dd><a id="project" href="\(path(.project, project.id, store))">\(escaped(project.title))</a></dd>
             <dt>priority</dt><dd>\(item.priority) (\(priority))</dd>
             <dt>status</dt><dd>\(item.isCompleted ? "completed" : "open")</dd>
             <dt>created</dt><dd>\(time(item.createdAt))</dd>
@@ -215,19 +261,20 @@ struct Pages: Sendable {
             <dt>project uri</dt><dd><code>\(escaped(projectURI.description))</code></dd>
             </dl>
             <div class="detail" id="detail">\(escaped(item.detail, keepingLineBreaks: true))</div>
-            \(messageList(messages))
-            </body></html>
+            \(messageList(messages, store: store))
+            </main></body></html>
             """
     }
 
     static func projectPage(
-        _ project: Project, uri: TrackerURI, items: SearchOutcome, messages: [Message] = [], back: String = "/"
+        _ project: Project, uri: TrackerURI, items: SearchOutcome, messages: [Message] = [], back: String = "/",
+        store: String = ""
     ) -> String {
         var rows = ""
         for hit in items.hits {
             guard case .item(let item, _) = hit.entity else { continue }
             rows +=
-                "<li><a href=\"/items/\(escaped(item.id))\">\(escaped(item.title))</a>"
+                "<li><a href=\"\(path(.item, item.id, store))\">\(escaped(item.title))</a>"
                 + " <span class=\"meta\">\(item.isCompleted ? "done" : "open") · P\(item.priority)</span></li>\n"
         }
         return """
@@ -241,8 +288,8 @@ struct Pages: Sendable {
             <h2>Items, latest changed first</h2>
             <ul id="items">
             \(rows)</ul>
-            \(messageList(messages))
-            </body></html>
+            \(messageList(messages, store: store))
+            </main></body></html>
             """
     }
 }

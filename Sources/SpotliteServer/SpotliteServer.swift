@@ -79,7 +79,7 @@ public final class SpotliteServer: Sendable {
                 options: options, hosts: hosts, sessions: sessions, metrics: metrics, routes: routes.table))
         let streams = EventStreams(backend: backend, hub: hub, metrics: metrics, options: options)
         APIRoutes(backend: backend, options: options, streams: streams, sessions: sessions).register(on: routes)
-        Pages(backend: backend).register(on: routes)
+        Pages(backend: backend, options: options).register(on: routes)
         routes.get("/metrics") { [backend] _, _ in
             let status = try? await backend.run { try backend.reader.status() }
             metrics.setIndex(documents: status?.indexedDocuments, behind: status?.changesBehind)

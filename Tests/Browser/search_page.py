@@ -1,12 +1,13 @@
 """The search page in a real browser: Debian's chromium, headless, driven by Playwright.
 
 Usage: search_page.py BASE_URL SCREENSHOT_PATH [WRITER]
-WRITER, a JSON list, is a command that adds the item "Zeppelin seen over the garden" to the served store: the
-page must show it by itself.
+The server runs with `--stores all` over the samples store ("default") and a store "library" holding the project
+"Town library" and its item "Lisbon guidebook due back". WRITER, a JSON list, is a command that adds the item
+"Zeppelin seen over the garden" to the served store: the page must show it by itself.
 Types a query, sees the hits appear and update as it types more, moves through them with the keyboard, opens an
 item and comes back to its search, pages, filters by facets (chips, the address, back), follows "did you mean",
-sees messages as messages and dates as relative ones, opens a missing row's page, and saves screenshots at 420
-and 1,400 px (SCREENSHOT_PATH, and beside it -420.png and -1400.png). Exits 0 when all hold; prints
+sees messages as messages and dates as relative ones, narrows to a store and opens a row of another store, opens a
+missing row's page, passes axe-core's accessibility rules, and saves screenshots at 420 and 1,400 px (SCREENSHOT_PATH, and beside it -420.png and -1400.png). Exits 0 when all hold; prints
 what failed and exits 1 otherwise.
 """
 import json
@@ -14,6 +15,7 @@ import re
 import subprocess
 import sys
 
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright, expect
 
 CHROMIUM = "/usr/bin/chromium"
@@ -38,6 +40,15 @@ CONTRAST = """() => {
   }
   return low;
 }"""
+
+
+def axe_findings(page, where):
+    """Fails on any finding of axe-core's rules run in the page (serious or not: landmarks too)."""
+    serious = Axe().run(page).response["violations"]
+    if serious:
+        raise AssertionError("axe-core on %s: " % where + "; ".join(
+            "%s (%s): %s" % (v["id"], v["impact"], ", ".join(str(n["target"]) for n in v["nodes"][:3]))
+            for v in serious))
 
 
 def main(base, screenshot, writer):
@@ -135,6 +146,28 @@ def main(base, screenshot, writer):
         for group in ("project", "status", "priority"):
             expect(page.locator('#facets [aria-label="%s"]' % group)).to_have_count(1)
 
+        # With --stores, a store facet: its chip narrows the search to one store (the address holds it), and a hit of
+        # another store opens its page in that store, whose links stay there.
+        box.fill("lisbon")
+        expect(page.locator('#facets [aria-label="store"] button')).to_have_count(2, timeout=10_000)
+        page.locator('#facets [aria-label="store"] button', has_text="library").click()
+        expect(page.locator("#chips button")).to_have_text("store: library ×", timeout=10_000)
+        expect(page).to_have_url(re.compile(r"s=library"))
+        expect(hits).to_have_count(1, timeout=10_000)
+        hits.first.locator("a").click()
+        page.wait_for_url("**/items/*store=*")
+        expect(page.locator("#title")).to_have_text("Lisbon guidebook due back")
+        page.locator("#project").click()
+        page.wait_for_url("**/projects/*store=*")
+        expect(page.locator("#title")).to_have_text("Town library")
+        expect(page.locator("#items")).to_contain_text("Lisbon guidebook due back")
+        page.go_back()
+        page.locator("#back").click()
+        expect(page.locator("#chips button")).to_have_text("store: library ×", timeout=10_000)
+        expect(hits).to_have_count(1, timeout=10_000)
+        page.locator("#chips button").click()
+        expect(hits).to_have_count(3, timeout=10_000)
+
         # "Did you mean" is a link that searches the suggestion.
         box.fill("tomatoex")
         expect(page.locator("#suggestion a")).to_have_text("tomato", timeout=10_000)
@@ -158,6 +191,7 @@ def main(base, screenshot, writer):
         if response.status != 404:
             raise AssertionError("a missing row's page answered %d" % response.status)
         expect(page.locator("#problem")).to_contain_text("not in this store")
+        axe_findings(page, "a missing row's page")
 
         # Every control has a name a screen reader can say.
         page.goto(base + "/?q=tap")
@@ -188,6 +222,12 @@ def main(base, screenshot, writer):
         low = page.evaluate(CONTRAST)
         if low:
             raise AssertionError("text below 4.5:1 contrast: " + "; ".join(low[:5]))
+        # axe-core's rules (labels, roles, contrast, landmarks…) find nothing on the search page with hits, facets
+        # and a chip, nor on a row page.
+        axe_findings(page, "the search page")
+        hits.first.locator("a").click()
+        page.wait_for_url("**/items/*")
+        axe_findings(page, "an item's page")
 
         # Screenshots at a phone's width and a desktop's.
         for width in (420, 1400):

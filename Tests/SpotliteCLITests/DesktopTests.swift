@@ -94,7 +94,17 @@ import Testing
         }
         let cli = CLI.withSamples()
         #expect(cli("add", "item", "--project", "Garden", "<script>alert(1)</script>").status == 0)
-        let server = try ServerProcess(cli)
+        // A second store, served with the default one (`serve --stores all`): the page's store facet and its links.
+        let library = cli.directory.file("library.sqlite")
+        for step in [
+            ["init", "--store", library], ["add", "project", "Town library", "--store", library],
+            ["add", "item", "Lisbon guidebook due back", "--project", "Town library", "--store", library],
+            ["stores", "add", "library", library, "--role", "public"],
+        ] {
+            let result = cli.run(arguments: step)
+            #expect(result.status == 0, "\(step): \(result.stderr)")
+        }
+        let server = try ServerProcess(cli, arguments: ["--stores", "all"])
         // Kept after the run, for a person to look at (README, Development): the page at 420 and 1,400 px.
         let shots = Repository.root + "/.build/screenshots"
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)

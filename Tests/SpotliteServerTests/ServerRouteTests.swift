@@ -270,6 +270,15 @@ enum SampleFixture {
             #expect(html.contains("<a id=\"back\" href=\"/?q=tap\">"))
             let malformed = try await client.execute(uri: "/projects/not-a-uuid", method: .get)
             #expect(malformed.status == .badRequest && malformed.headers[.contentType] == "text/html; charset=utf-8")
+            // A row page of another store (`?store=`, as the page links hits of `serve --stores`) that this server
+            // does not serve is a page saying so; `?store=` naming the server's own store is its own row.
+            let elsewhere = try await client.execute(
+                uri: item + "?store=11111111-2222-4333-8444-555555555555", method: .get)
+            #expect(elsewhere.status == .notFound)
+            #expect(String(buffer: elsewhere.body).contains("no store with UUID"))
+            let status = try await client.execute(uri: "/v1/status", method: .get)
+            let own = try #require(try Self.json(status.body)["store_uuid"] as? String)
+            #expect(try await client.execute(uri: item + "?store=" + own, method: .get).status == .ok)
         }
     }
 }

@@ -3,13 +3,17 @@
 // escapes, as the command line shows them.
 //
 // The page's state is its address: ?q= the typed query, &f= each filter chip (a query term such as is:open or
-// project:"tracker://…"), &n= how many hits are shown. Back and forward restore a search; an address can be shared.
+// project:"tracker://…"), &s= the one store searched (a server started with --stores searches them all unless a
+// store chip narrows it), &n= how many hits are shown. Back and forward restore a search; an address can be shared.
 "use strict";
 const box = document.getElementById("q"), list = document.getElementById("hits");
 const status = document.getElementById("status"), facets = document.getElementById("facets");
 const chips = document.getElementById("chips"), suggestion = document.getElementById("suggestion");
 const more = document.getElementById("more");
 const pageSize = 20;
+// The stores of `serve --stores` (none: the server searches its own store only) and the server's own store's UUID.
+const main = document.querySelector("main");
+const stores = (main.dataset.stores || "").split(",").filter(Boolean), home = main.dataset.home || "";
 let selected = -1, timer = null, asked = 0, filters = [], shown = pageSize;
 
 // Characters that act rather than print (C0 and C1 controls, DEL, bidirectional overrides and isolates) as
@@ -35,7 +39,8 @@ function element(tag, text, className) {
 function pathOf(uri) {
   const parts = uri.split("/");
   const kind = {project: "projects", message: "messages"}[parts[3]] || "items";
-  return "/" + kind + "/" + encodeURIComponent(parts[4]) + "?back=" + encodeURIComponent(location.search);
+  const store = parts[2] && parts[2] !== home ? "&store=" + encodeURIComponent(parts[2]) : "";
+  return "/" + kind + "/" + encodeURIComponent(parts[4]) + "?back=" + encodeURIComponent(location.search) + store;
 }
 
 // The snippet with each highlighted word in <mark>, built from text nodes only. A word is marked where it stands
@@ -112,7 +117,7 @@ function select(index) {
 function remember(push) {
   const params = new URLSearchParams();
   if (box.value.trim()) params.set("q", box.value.trim());
-  for (const filter of filters) params.append("f", filter.term);
+  for (const filter of filters) params.append(filter.store ? "s" : "f", filter.store || filter.term);
   if (shown > pageSize) params.set("n", String(shown));
   const address = location.pathname + (params.toString() ? "?" + params : "");
   if (address === location.pathname + location.search) return;
@@ -120,9 +125,11 @@ function remember(push) {
   if (push) history.pushState(state, "", address); else history.replaceState(state, "", address);
 }
 
-// A facet value as a filter: the query term it adds, and the chip's words.
+// A facet value as a filter: the query term it adds (or, for a store, the store it narrows the search to), and the
+// chip's words.
 function filterOf(facet, value) {
   switch (facet) {
+    case "store": return {store: value.label, label: "store: " + value.label};
     case "project": return {term: 'project:"' + value.value + '"', label: "project: " + value.label};
     case "status": return {term: "is:" + value.value, label: value.label};
     case "priority": return {term: "priority:" + value.value, label: "priority " + value.label};
@@ -138,10 +145,12 @@ function drawChips() {
     return chip;
   }));
 }
+const facetNames = ["project", "status", "priority"].concat(stores.length ? ["store"] : []);
 function drawFacets(answer) {
   const groups = [];
-  for (const facet of ["project", "status", "priority"]) {
-    const values = (answer.facets[facet] || []).filter(v => !filters.some(f => f.term === filterOf(facet, v).term));
+  const same = (a, b) => a.term === b.term && a.store === b.store;
+  for (const facet of facetNames) {
+    const values = (answer.facets[facet] || []).filter(v => !filters.some(f => same(f, filterOf(facet, v))));
     if (values.length === 0) continue;
     const group = element("div", undefined, "facet");
     group.setAttribute("role", "group");
@@ -162,13 +171,15 @@ async function search() {
   const text = box.value.trim();
   const mine = ++asked;
   drawChips();
-  if (!text && filters.length === 0) {
+  if (!text && !filters.some(f => f.term)) {
     stopFollowing();
     list.replaceChildren(); facets.replaceChildren(); suggestion.replaceChildren(); status.textContent = "";
     more.hidden = true; return;
   }
   const query = [text, ...filters.map(f => f.term)].filter(Boolean).join(" ");
-  const url = "/v1/search?partial=true&facets=project,status,priority&limit=" + shown + "&q=" +
+  const narrowed = filters.find(f => f.store);
+  const across = stores.length ? "&stores=" + encodeURIComponent(narrowed ? narrowed.store : "all") : "";
+  const url = "/v1/search?partial=true&facets=" + facetNames.join(",") + across + "&limit=" + shown + "&q=" +
               encodeURIComponent(query);
   let answer;
   try {
@@ -279,6 +290,8 @@ function restore() {
   box.value = params.get("q") || "";
   const kept = (history.state && history.state.filters) || [];
   filters = params.getAll("f").map(term => kept.find(f => f.term === term) || {term, label: term});
+  const store = params.get("s");
+  if (store && stores.includes(store)) filters.push({store, label: "store: " + store});
   shown = Math.max(pageSize, Math.min(1000, parseInt(params.get("n"), 10) || pageSize));
   search();
 }
