@@ -2,9 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Every example of the manual's pages that show a command and its output — the commands, the query language, the
-/// service, several stores and messages — run on samples/, prints exactly what the page shows (the service's against a real
-/// `spotlite serve`). When a change to the output is intended, run the tests with SPOTLITE_UPDATE_DOCS=1 and review
+/// Every example of the manual's pages that show a command and its output — the commands, the query language,
+/// watch, the service, several stores and messages — run on samples/, prints exactly what the page shows (the
+/// service's against a real `spotlite serve`). When a change to the output is intended, run the tests with SPOTLITE_UPDATE_DOCS=1 and review
 /// the pages' diff.
 @Suite struct DocumentationExamplesTests {
     struct Example {
@@ -16,6 +16,7 @@ import Testing
     static let commands = Repository.root + "/docs/commands.md"
     static let service = Repository.root + "/docs/service.md"
     static let storesAndMessages = Repository.root + "/docs/stores-and-messages.md"
+    static let watch = Repository.root + "/docs/watch.md"
 
     static var updating: Bool { ProcessInfo.processInfo.environment["SPOTLITE_UPDATE_DOCS"] == "1" }
 
@@ -214,16 +215,26 @@ import Testing
 
     /// `examples` run in order in one bash (so `id=$(…)` carries over), with `spotlite` on the PATH: each page
     /// text of `replacing` put in for its real value in the commands, and back in the outputs. The outputs, one per
-    /// example, each ending in a newline unless empty.
+    /// example, each ending in a newline unless empty. A simple command sent to the background (`… &`) shows its
+    /// first line (waited for, up to 10 s) and runs until the last example is done, then is sent SIGTERM.
     static func runInOneShell(
         _ examples: [Example], environment: [String: String], replacing: [(shown: String, real: String)],
         directory: String? = nil
     ) -> [String] {
         let separator = "\u{1E}"
-        let script = examples.map { example in
-            let command = replacing.reduce(example.command) { $0.replacingOccurrences(of: $1.shown, with: $1.real) }
-            return "{ \(command)\n} 2>&1; printf '\(separator)'"
-        }.joined(separator: "\n")
+        let script =
+            "background=$(mktemp -d)\n"
+            + examples.enumerated().map { number, example in
+                let command = replacing.reduce(example.command) {
+                    $0.replacingOccurrences(of: $1.shown, with: $1.real)
+                }
+                guard command.hasSuffix(" &") else { return "{ \(command)\n} 2>&1; printf '\(separator)'" }
+                let log = "\"$background/\(number)\""
+                return "( exec \(command.dropLast(2)) ) >\(log) 2>&1 &\n"
+                    + "for _ in $(seq 200); do grep -q . \(log) && break; sleep 0.05; done\n"
+                    + "head -n 1 \(log); printf '\(separator)'"
+            }.joined(separator: "\n")
+            + "\nkill $(jobs -p) 2>/dev/null; wait; rm -rf \"$background\""
         var environment = environment
         let binaries = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
         environment["PATH"] = binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
@@ -233,6 +244,35 @@ import Testing
             let shown = replacing.sorted { $0.real.count > $1.real.count }
                 .reduce(output) { $0.replacingOccurrences(of: $1.real, with: $1.shown) }
             return shown.isEmpty || shown.hasSuffix("\n") ? shown : shown + "\n"
+        }
+    }
+
+    /// docs/watch.md's example, in one shell on samples/: a watcher started in the background keeps the index live
+    /// while `sqlite3` writes the store, and `status` names it ("…" in a shown line stands for any text).
+    @Test func theWatchExamplePrintsWhatThePageShows() throws {
+        let examples = try Self.examples(in: Self.watch, prompt: "$ ").examples
+        #expect(examples.count == 4)
+        let cli = CLI.withSamples()
+        let uuid = try #require(
+            cli.json(cli("status", "--format", "json")).flatMap { ($0 as? [String: Any])?["store_uuid"] as? String })
+        let outputs = Self.runInOneShell(
+            examples, environment: cli.environment,
+            replacing: [
+                ("~/.local/share/spotlite/tracker.sqlite", cli.storePath),
+                ("2ca4d0c0-81f4-4216-823a-104a32f4c87e", uuid),
+            ])
+        try #require(outputs.count == examples.count, "\(outputs)")
+        // The watcher's log line and pid are the run's own: its time, index path and pid stand for any, and it names
+        // the store by its absolute path (the page's /home/me is the `~` of the commands).
+        let logLine = try #require(try Regex(#"^\S+(\+0000 .* index=)\S+"#).firstMatch(in: examples[0].expected))
+        let shown = [
+            "…" + String(examples[0].expected[try #require(logLine.output[1].range)]) + "…"
+                + examples[0].expected[logLine.range.upperBound...].replacingOccurrences(of: "/home/me/", with: "~/"),
+            examples[1].expected, examples[2].expected,
+            examples[3].expected.replacingOccurrences(of: "process 4242", with: "process …"),
+        ]
+        for (example, (output, expected)) in zip(examples, zip(outputs, shown)) {
+            #expect(Self.matches(output, shown: expected), "docs/watch.md: \(example.command)\n\(output)")
         }
     }
 
