@@ -168,6 +168,19 @@ def main(base, screenshot, writer):
         page.locator("#chips button").click()
         expect(hits).to_have_count(3, timeout=10_000)
 
+        # Esc clears the search; back brings it again, forward clears it again.
+        box.fill("tap")
+        expect(page.locator("#hits")).to_have_attribute("data-query", "tap", timeout=10_000)
+        box.press("Escape")
+        expect(box).to_have_value("")
+        expect(hits).to_have_count(0, timeout=10_000)
+        page.go_back()
+        expect(box).to_have_value("tap", timeout=10_000)
+        expect(hits.first).to_be_visible(timeout=10_000)
+        page.go_forward()
+        expect(box).to_have_value("", timeout=10_000)
+        expect(hits).to_have_count(0, timeout=10_000)
+
         # "Did you mean" is a link that searches the suggestion.
         box.fill("tomatoex")
         expect(page.locator("#suggestion a")).to_have_text("tomato", timeout=10_000)
