@@ -20,6 +20,7 @@ let package = Package(
             name: "BenchmarkSupport",
             dependencies: [
                 .product(name: "Indexer", package: "Spotlite"),
+                .product(name: "SpotliteJSON", package: "Spotlite"),
                 .product(name: "CXapian", package: "Spotlite"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

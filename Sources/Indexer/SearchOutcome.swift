@@ -43,36 +43,40 @@ public struct Snippet: Sendable, Equatable {
     /// The text without marks.
     public var plain: String { highlighted(start: "", end: "") }
 
-    /// The text with each matched word between `start` and `end`. (One pass over the scalars: a server writes
-    /// twenty of these per search.)
+    /// The text with each matched word between `start` and `end`. (One pass over the UTF-8 bytes, where the marks
+    /// are single bytes no other character contains: a server writes twenty of these per search.)
     public func highlighted(start: String, end: String) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in marked.unicodeScalars {
-            switch scalar {
-            case Self.markStartScalar: out.append(contentsOf: start.unicodeScalars)
-            case Self.markEndScalar: out.append(contentsOf: end.unicodeScalars)
-            default: out.append(scalar)
+        var out: [UInt8] = []
+        out.reserveCapacity(marked.utf8.count + 8 * (start.utf8.count + end.utf8.count))
+        for byte in marked.utf8 {
+            switch byte {
+            case Self.markStartByte: out.append(contentsOf: start.utf8)
+            case Self.markEndByte: out.append(contentsOf: end.utf8)
+            default: out.append(byte)
             }
         }
-        return String(out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The matched words, in order.
     public var matches: [String] {
         var words: [String] = []
-        var word: String.UnicodeScalarView?
-        for scalar in marked.unicodeScalars {
-            switch scalar {
-            case Self.markStartScalar: word = String.UnicodeScalarView()
-            case Self.markEndScalar:
-                if let done = word { words.append(String(done)) }
+        var word: [UInt8]?
+        for byte in marked.utf8 {
+            switch byte {
+            case Self.markStartByte: word = []
+            case Self.markEndByte:
+                if let done = word { words.append(String(decoding: done, as: UTF8.self)) }
                 word = nil
-            default: word?.append(scalar)
+            default: word?.append(byte)
             }
         }
-        if let open = word { words.append(String(open)) }  // a mark left open runs to the end
+        if let open = word { words.append(String(decoding: open, as: UTF8.self)) }  // a mark left open runs to the end
         return words
     }
+
+    static let markStartByte = UInt8(ascii: "\u{2}")
+    static let markEndByte = UInt8(ascii: "\u{3}")
 
     /// ``markStart`` and ``markEnd`` as scalars, for printers that walk the marked text.
     public static let markStartScalar: Unicode.Scalar = "\u{2}"

@@ -1,3 +1,4 @@
+import Foundation
 import Indexer
 import TrackerStore
 
@@ -13,15 +14,51 @@ public indirect enum JSON: Sendable {
 
     /// The value as compact JSON text.
     public var text: String {
+        var out: [UInt8] = []
+        out.reserveCapacity(1_024)
+        write(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A number as `%.6g` writes it (C's formatting, without Foundation's string formatting per score); `null` for
+    /// what JSON cannot hold.
+    static func write(_ value: Double, to out: inout [UInt8]) {
+        guard value.isFinite else {
+            out.append(contentsOf: "null".utf8)
+            return
+        }
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in
+            let written = withVaList([value]) { vsnprintf(buffer.baseAddress, buffer.count, "%.6g", $0) }
+            let count = Int(max(0, min(written, Int32(buffer.count - 1))))
+            out.append(contentsOf: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+        }
+    }
+
+    /// The value's compact JSON text appended to UTF-8 bytes: one buffer for a whole answer, rather than a string
+    /// per value joined at each level.
+    public func write(to out: inout [UInt8]) {
         switch self {
-        case .string(let value): return JSONLines.quote(value)
-        case .int(let value): return String(value)
-        case .double(let value): return value.isFinite ? String(format: "%.6g", value) : "null"
-        case .bool(let value): return value ? "true" : "false"
-        case .null: return "null"
-        case .array(let values): return "[" + values.map(\.text).joined(separator: ",") + "]"
+        case .string(let value): JSONLines.appendQuoted(value, to: &out)
+        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .double(let value): Self.write(value, to: &out)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .array(let values):
+            out.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                value.write(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
         case .object(let pairs):
-            return "{" + pairs.map { JSONLines.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+            out.append(UInt8(ascii: "{"))
+            for (index, (key, value)) in pairs.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONLines.appendQuoted(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                value.write(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
         }
     }
 }

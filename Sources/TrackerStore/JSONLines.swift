@@ -250,36 +250,57 @@ public enum JSONLines {
     /// a terminal or pasted into JavaScript carries them as text, not as what they do; a JSON reader reads them back
     /// as the same characters.
     public static func quote(_ text: String) -> String {
-        // Most text needs no escape: one pass over its bytes finds out (U+2028–U+202E are E2 80 A8–AE in UTF-8,
-        // U+2066–U+2069 E2 81 A6–A9, C1 controls C2 80–9F).
-        var clean = true
-        var previous: (UInt8, UInt8) = (0, 0)
-        for byte in text.utf8 {
-            if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F
-                || (previous.1 == 0xC2 && byte >= 0x80 && byte <= 0x9F)
-                || (previous == (0xE2, 0x80) && byte >= 0xA8 && byte <= 0xAE)
-                || (previous == (0xE2, 0x81) && byte >= 0xA6 && byte <= 0xA9)
-            {
-                clean = false
-                break
-            }
-            previous = (previous.1, byte)
-        }
-        if clean { return "\"" + text + "\"" }
-        var out = "\""
+        var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where VisibleText.isControl(scalar) || scalar.value == 0x2028 || scalar.value == 0x2029:
-                out += "\\u" + VisibleText.hex(scalar.value, digits: 4)
-            default: out.unicodeScalars.append(scalar)
+        appendQuoted(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``quote(_:)`` appended to UTF-8 bytes: runs of bytes that need no escape are copied whole (U+2028–U+202E are
+    /// E2 80 A8–AE in UTF-8, U+2066–U+2069 E2 81 A6–A9, the C1 controls C2 80–9F).
+    public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var index = 0
+            var run = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                let scalar: UInt32
+                let length: Int
+                if byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C {
+                    index += 1
+                    continue
+                } else if byte < 0x80 {
+                    (scalar, length) = (UInt32(byte), 1)
+                } else if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
+                    (scalar, length) = (UInt32(bytes[index + 1]), 2)
+                } else if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80,
+                    (0xA8...0xAE).contains(bytes[index + 2])
+                {
+                    (scalar, length) = (0x2000 + UInt32(bytes[index + 2] - 0x80), 3)
+                } else if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x81,
+                    (0xA6...0xA9).contains(bytes[index + 2])
+                {
+                    (scalar, length) = (0x2040 + UInt32(bytes[index + 2] - 0x80), 3)
+                } else {
+                    index += 1
+                    continue
+                }
+                out.append(contentsOf: bytes[run..<index])
+                switch scalar {
+                case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default: out.append(contentsOf: Array(("\\u" + VisibleText.hex(scalar, digits: 4)).utf8))
+                }
+                index += length
+                run = index
             }
+            out.append(contentsOf: bytes[run..<bytes.count])
         }
-        return out + "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -41,6 +41,35 @@ import Testing
         #expect(JSONLines.quote("red \u{9B}31m") == "\"red \\u009b31m\"")
     }
 
+    /// The byte-level quoting escapes exactly the scalars the rules name, wherever they stand (first, last, next to
+    /// multi-byte letters that share their lead bytes: Â is C3 82, ‧ is E2 80 A7), and copies everything else.
+    @Test func jsonQuotingEscapesExactlyTheControls() throws {
+        func reference(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where VisibleText.isControl(scalar) || scalar.value == 0x2028 || scalar.value == 0x2029:
+                    out += String(format: "\\u%04x", scalar.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        let scalars =
+            (0...0xA0).compactMap(Unicode.Scalar.init) + (0x2020...0x2070).compactMap(Unicode.Scalar.init)
+            + ["é", "Â", "日", "😀", "\u{C2}", "\u{E2}"]
+        for scalar in scalars {
+            for text in [String(scalar), "a\(scalar)b", "\(scalar)é\(scalar)", "日\(scalar)"] {
+                #expect(JSONLines.quote(text) == reference(text), "U+\(String(scalar.value, radix: 16))")
+            }
+        }
+    }
+
     /// An author is shown on one line everywhere: one with a control character is refused, by the CLI's writes and
     /// by imports alike, and nothing is stored.
     @Test func anAuthorWithAControlCharacterIsRefused() throws {

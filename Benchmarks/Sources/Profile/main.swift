@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Foundation
 import Indexer
+import SpotliteJSON
 
 // One job per run, for profilers (valgrind --tool=callgrind) and quick timings:
 //   swift run -c release profile spotlite|single|xapian|fts5 [items]   one rebuild of the synthetic corpus, and the
@@ -16,6 +17,7 @@ import Indexer
 // (`perf record -g` of a rare phrase is how a search's fixed costs show). PROFILE_TIME_LIMIT=S bounds each search
 // as `spotlite serve --search-time-limit S` does.
 // spotlite: the default rebuild (a shard per core, merged by compaction); single: one writer, not compacted.
+// PROFILE_PAGE=N times what `serve` does for a page of N hits instead: snippets on, the answer encoded as its JSON.
 // PROFILE_CORPUS=debian or dictionary runs on that corpus instead of the synthetic one ([items] still sizes the
 // dictionary corpus; the Debian corpus has its own).
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -39,7 +41,9 @@ if which == "search" {
     }
     let session = SearchSession(StoreIndexer(store: store, indexPath: fixture.indexPath))
     var options = SearchOptions()
-    options.snippets = false
+    let page = Int(ProcessInfo.processInfo.environment["PROFILE_PAGE"] ?? "")
+    options.snippets = page != nil
+    options.request.limit = page ?? 20
     options.request.sort = kind.sort
     // PROFILE_TIME_LIMIT=2: each search bounded as `spotlite serve` bounds it (--search-time-limit).
     options.request.timeLimit = Double(ProcessInfo.processInfo.environment["PROFILE_TIME_LIMIT"] ?? "") ?? 0
@@ -64,7 +68,12 @@ if which == "search" {
     for _ in 0..<count {
         let queryWords = words.next()
         let text = fixedQuery ?? kind.spotlite(queryWords)
-        times.append(try milliseconds { found += try session.search(text, options: options).hits.count } * 1_000)
+        times.append(
+            try milliseconds {
+                let outcome = try session.search(text, options: options)
+                found += outcome.hits.count
+                if page != nil { found += SearchJSON.outcome(outcome).text.utf8.count > 0 ? 0 : 1 }
+            } * 1_000)
         guard let fts5, let raw else { continue }
         _ = try oneShot.search(text, options: options)
         if let query = kind.fts5?(queryWords) {
