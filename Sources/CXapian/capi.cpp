@@ -78,10 +78,7 @@ void hand_out(const std::string &value, char **out, size_t *out_length) {
     if (*out == nullptr) throw std::bad_alloc();
 }
 
-Xapian::Stem make_stemmer(const char *language) {
-    if (language == nullptr || *language == '\0') return Xapian::Stem();
-    return Xapian::Stem(language);
-}
+Xapian::Stem make_stemmer(const char *language) { return cxapian::make_stemmer(language != nullptr ? language : ""); }
 
 }  // namespace cxapian::capi
 

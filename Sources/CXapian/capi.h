@@ -70,7 +70,7 @@ void report(cxapian_error **error) noexcept;
 /// std::bad_alloc when out of memory.
 void hand_out(const std::string &value, char **out, size_t *out_length);
 
-/// The stemmer of `language` (none for NULL or "").
+/// The stemmer of `language`, remembering its stems (engine/stemmer.h); none for NULL, "" or "none".
 Xapian::Stem make_stemmer(const char *language);
 
 }  // namespace cxapian::capi

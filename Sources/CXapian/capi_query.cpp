@@ -159,7 +159,7 @@ bool cxapian_query_group_compounds(const cxapian_query *query, const char *compo
         for (std::string word; words >> word;) group.push_back(word);
         if (group.size() > 1) groups.push_back(std::move(group));
     }
-    Xapian::Stem stemmer(stemming_language != nullptr ? stemming_language : "none");
+    const Xapian::Stem stemmer = make_stemmer(stemming_language);
     *out = new cxapian_query{
         cxapian::group_compounds(query->query, groups, stemmer, title_prefix != nullptr ? title_prefix : ""),
         query->ranges};

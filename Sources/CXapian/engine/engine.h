@@ -31,6 +31,7 @@
 #include "slot_values.h"
 #include "spellings.h"
 #include "stem_terms.h"
+#include "stemmer.h"
 #include "word_pairs.h"
 #include "writable.h"
 
