@@ -47,13 +47,16 @@ public struct Snippet: Sendable, Equatable {
     /// are single bytes no other character contains: a server writes twenty of these per search.)
     public func highlighted(start: String, end: String) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity(marked.utf8.count + 8 * (start.utf8.count + end.utf8.count))
-        for byte in marked.utf8 {
-            switch byte {
-            case Self.markStartByte: out.append(contentsOf: start.utf8)
-            case Self.markEndByte: out.append(contentsOf: end.utf8)
-            default: out.append(byte)
+        var text = marked
+        text.withUTF8 { bytes in
+            out.reserveCapacity(bytes.count + 8 * (start.utf8.count + end.utf8.count))
+            var run = 0
+            for (index, byte) in bytes.enumerated() where byte == Self.markStartByte || byte == Self.markEndByte {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                out.append(contentsOf: byte == Self.markStartByte ? start.utf8 : end.utf8)
+                run = index + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
         return String(decoding: out, as: UTF8.self)
     }

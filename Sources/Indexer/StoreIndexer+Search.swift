@@ -113,7 +113,8 @@ extension StoreIndexer {
     /// `text` with the snippet's own marks (``Snippet/markStart``, ``Snippet/markEnd``), should the store's text hold
     /// them, replaced by U+FFFD: only the matcher's marks highlight.
     static func unmarked(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x02 || $0 == 0x03 }) else { return text }
+        var probe = text
+        guard probe.withUTF8({ bytes in bytes.contains { $0 == 0x02 || $0 == 0x03 } }) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             let isMark = scalar == Snippet.markStartScalar || scalar == Snippet.markEndScalar

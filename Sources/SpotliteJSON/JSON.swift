@@ -13,11 +13,16 @@ public indirect enum JSON: Sendable {
     case object([(String, JSON)])
 
     /// The value as compact JSON text.
-    public var text: String {
+    public var text: String { String(decoding: line(ending: ""), as: UTF8.self) }
+
+    /// The value's compact JSON text as UTF-8 bytes, then `ending` (a server's body, a line of JSON Lines): no
+    /// String made, no copy to append the ending.
+    public func line(ending: String = "\n") -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(1_024)
         write(to: &out)
-        return String(decoding: out, as: UTF8.self)
+        out.append(contentsOf: ending.utf8)
+        return out
     }
 
     /// A number as `%.6g` writes it (C's formatting, without Foundation's string formatting per score); `null` for

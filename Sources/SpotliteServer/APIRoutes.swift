@@ -306,7 +306,7 @@ struct APIRoutes: Sendable {
     static func json(_ value: JSON, status: HTTPResponse.Status = .ok) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: value.text + "\n")))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.line())))
     }
 }
 
