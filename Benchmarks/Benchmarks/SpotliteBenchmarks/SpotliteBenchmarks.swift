@@ -4,6 +4,7 @@ import Foundation
 import Indexer
 import Logging
 import SearchIndex
+import SpotliteJSON
 import TrackerStore
 
 // Spotlite's benchmarks. Every comparison runs Spotlite and its baselines (raw Xapian through the C API,
@@ -41,6 +42,7 @@ let benchmarks: @Sendable () -> Void = {
     if !short { searchProcessBenchmark() }
     for corpus in freshnessCorpora { freshnessBenchmark(corpus) }
     for corpus in searchCorpora { searchBenchmarks(corpus) }
+    for corpus in searchCorpora { pageBenchmarks(corpus) }
     manyStoresBenchmarks()
 }
 
@@ -425,6 +427,54 @@ func searchBenchmarks(_ corpus: Corpus) {
                 let elapsed = try microseconds { blackHole(try rig.raw.search(query)) }
                 benchmark.measurement(xapianTime, Int(elapsed))
                 benchmark.measurement(versusXapian, percent(spotlite, of: elapsed))
+            }
+        }
+    }
+}
+
+/// The page `serve` answers `/v1/search` with, minus HTTP: 20 hits with snippets through a ``SearchSession``,
+/// written as the answer's JSON bytes; the same query for one hit alongside, whose difference over 19 is the cost of
+/// a hit (its row, snippet and JSON); FTS5's page (the rows and `snippet()` of each detail) as the baseline.
+func pageBenchmarks(_ corpus: Corpus) {
+    let oneHit = metric("1-hit page µs")
+    let perHit = metric("per hit µs")
+    let fts5Time = metric("FTS5 page µs")
+    let versusFTS5 = metric("page Spotlite/FTS5 %")
+    // CI's short run: two kinds (each benchmark's setup builds the FTS5 table and reads the corpus's words again).
+    for kind in QueryKind.all where !short || ["word", "phrase"].contains(kind.name) {
+        var metrics: [BenchmarkMetric] = [.wallClock, oneHit, perHit]
+        if kind.fts5 != nil { metrics += [fts5Time, versusFTS5] }
+        Benchmark(
+            "Page \(kind.name) (\(corpus))",
+            configuration: .init(
+                metrics: metrics, timeUnits: .microseconds, warmupIterations: 10, maxDuration: .seconds(20),
+                maxIterations: short ? 100 : 1_000,
+                setup: { try SearchRig.start(corpus) }, teardown: { SearchRig.current = nil })
+        ) { benchmark in
+            let rig = SearchRig.current!
+            let words = rig.nextWords()
+            var options = SearchOptions()
+            options.request.limit = 20
+            options.request.sort = kind.sort
+            let text = kind.spotlite(words)
+            benchmark.startMeasurement()
+            let page = try microseconds {
+                blackHole(SearchJSON.outcome(try rig.session.search(text, options: options)).line())
+            }
+            benchmark.stopMeasurement()
+            options.request.limit = 1
+            let one = try microseconds {
+                blackHole(SearchJSON.outcome(try rig.session.search(text, options: options)).line())
+            }
+            benchmark.measurement(oneHit, Int(one))
+            benchmark.measurement(perHit, max(0, Int((page - one) / 19)))
+            if let fts5 = kind.fts5 {
+                let query = fts5(words)
+                let elapsed = try microseconds {
+                    blackHole(try rig.fts5.searchPage(query.match, extra: query.extra, orderBy: query.order))
+                }
+                benchmark.measurement(fts5Time, Int(elapsed))
+                benchmark.measurement(versusFTS5, percent(page, of: elapsed))
             }
         }
     }

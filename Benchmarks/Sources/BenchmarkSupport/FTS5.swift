@@ -44,6 +44,26 @@ public final class FTS5 {
         }
     }
 
+    /// A page as a search page shows it: the top `limit` items' fields with a snippet of each detail (FTS5's
+    /// `snippet()`, 24 tokens, the matches marked), for the same query as ``search(_:extra:orderBy:limit:)``.
+    public func searchPage(_ match: String, extra: String = "", orderBy: String? = nil, limit: Int = 20) throws
+        -> [[String]]
+    {
+        try queue.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT items.id, items.title, items.priority, items.completed, items.modified_at,
+                        snippet(bench_fts, 1, char(2), char(3), '…', 24)
+                    FROM bench_fts JOIN items ON items.rowid = bench_fts.rowid
+                    WHERE bench_fts MATCH ? \(extra)
+                    ORDER BY \(orderBy ?? "bm25(bench_fts, 2.0, 1.0)") LIMIT ?
+                    """,
+                arguments: [match, limit]
+            ).map { row in (0..<6).map { String(describing: row[$0] as DatabaseValue) } }
+        }
+    }
+
     /// Makes the table follow `items` on every later write (FTS5's documented triggers for external content).
     public func followWrites() throws {
         try queue.write { db in
