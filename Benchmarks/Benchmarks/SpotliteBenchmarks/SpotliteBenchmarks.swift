@@ -19,7 +19,7 @@ import TrackerStore
 // process (which needs the release binary of `make build`).
 
 let short = ProcessInfo.processInfo.environment["SPOTLITE_BENCH"] == "short"
-let searchCorpora: [Corpus] = short ? [.synthetic(10_000)] : [.debian, .synthetic(100_000)]
+let searchCorpora: [Corpus] = short ? [.synthetic(10_000)] : [.debian, .synthetic(100_000), .zipf(100_000)]
 let freshnessCorpora: [Corpus] = short ? [.synthetic(10_000)] : [.debian, .synthetic(10_000)]
 
 func metric(_ name: String, larger: Bool = false) -> BenchmarkMetric {
@@ -34,7 +34,9 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: short ? 3 : 5)
 
     let rebuildCorpora: [Corpus] =
-        short ? [.synthetic(10_000)] : [.debian, .synthetic(10_000), .synthetic(100_000), .dictionary(100_000)]
+        short
+        ? [.synthetic(10_000)]
+        : [.debian, .synthetic(10_000), .synthetic(100_000), .dictionary(100_000), .zipf(100_000)]
     for corpus in rebuildCorpora { rebuildBenchmark(corpus) }
     importBenchmark(short ? .synthetic(10_000) : .synthetic(100_000))
     catchUpBenchmark()
@@ -575,7 +577,7 @@ final class SearchRig: @unchecked Sendable {
 extension Corpus {
     var isLarge: Bool {
         switch self {
-        case .synthetic(let items), .dictionary(let items): return items >= 100_000
+        case .synthetic(let items), .dictionary(let items), .zipf(let items): return items >= 100_000
         case .debian: return false
         }
     }

@@ -11,12 +11,16 @@ public enum Corpus: Sendable, CustomStringConvertible {
     case synthetic(Int)
     /// ``DictionaryCorpus`` with this many items (1,000 projects).
     case dictionary(Int)
+    /// The shared size-and-speed corpus, `../shared/corpora/zipf_synthetic.py` beside the repository, with this many
+    /// items: Zipf(1) over the dictionary's words with short words ranked first (more words per byte of text).
+    case zipf(Int)
 
     public var description: String {
         switch self {
         case .debian: return "Debian corpus"
         case .synthetic(let items): return "synthetic \(items / 1_000)k"
         case .dictionary(let items): return "dictionary Zipf \(items / 1_000)k"
+        case .zipf(let items): return "zipf_synthetic \(items / 1_000)k"
         }
     }
 
@@ -25,6 +29,7 @@ public enum Corpus: Sendable, CustomStringConvertible {
         case .debian: return "debian"
         case .synthetic(let items): return "synthetic-\(items)"
         case .dictionary(let items): return "dictionary-\(items)"
+        case .zipf(let items): return "zipf-\(items)"
         }
     }
 
@@ -45,8 +50,31 @@ public enum Corpus: Sendable, CustomStringConvertible {
             return SyntheticCorpus(items: items).jsonLines()
         case .dictionary(let items):
             return try DictionaryCorpus(items: items).jsonLines()
+        case .zipf(let items):
+            let script = Fixture.repositoryRoot + "/../shared/corpora/zipf_synthetic.py"
+            guard FileManager.default.fileExists(atPath: script) else {
+                throw CorpusError(message: "\(script) is missing: the shared corpora must sit beside the repository")
+            }
+            let output = NSTemporaryDirectory() + "zipf-\(items)-\(getpid()).jsonl"
+            defer { try? FileManager.default.removeItem(atPath: output) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script, String(items), output]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw CorpusError(message: "zipf_synthetic.py exited with \(process.terminationStatus)")
+            }
+            return try Data(contentsOf: URL(fileURLWithPath: output))
         }
     }
+}
+
+/// A corpus that cannot be made.
+public struct CorpusError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }
 
 /// A store filled with a corpus and its Spotlite index, built once and kept under the temporary directory

@@ -18,8 +18,8 @@ import SpotliteJSON
 // as `spotlite serve --search-time-limit S` does.
 // spotlite: the default rebuild (a shard per core, merged by compaction); single: one writer, not compacted.
 // PROFILE_PAGE=N times what `serve` does for a page of N hits instead: snippets on, the answer encoded as its JSON.
-// PROFILE_CORPUS=debian or dictionary runs on that corpus instead of the synthetic one ([items] still sizes the
-// dictionary corpus; the Debian corpus has its own).
+// PROFILE_CORPUS=debian, dictionary or zipf (../shared/corpora/zipf_synthetic.py) runs on that corpus instead of the
+// synthetic one ([items] still sizes the dictionary and zipf corpora; the Debian corpus has its own).
 let arguments = Array(CommandLine.arguments.dropFirst())
 let which = arguments.first ?? "spotlite"
 let items = arguments.count > 1 ? Int(arguments[1]) ?? 10_000 : 10_000
@@ -27,6 +27,7 @@ let corpus: Corpus =
     switch ProcessInfo.processInfo.environment["PROFILE_CORPUS"] {
     case "debian": .debian
     case "dictionary": .dictionary(items)
+    case "zipf": .zipf(items)
     default: .synthetic(items)
     }
 let fixture = try Fixture.prepared(corpus)
