@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Indexer
+import SpotliteServer
 import TrackerStore
 
 struct OpenCommand: ParsableCommand {
@@ -36,7 +37,7 @@ struct OpenCommand: ParsableCommand {
         let parsed = try running { try parseURI(uri, in: store) }
         let entity = try running { try store.entity(for: parsed) }
         if browser, let server = ServeAddress.running(for: indexer, indexPath: indexer.location.root) {
-            let page = server + Self.pagePath(parsed)
+            let page = server + rowPagePath(parsed.kind, parsed.entityID)
             try running { try Self.openInBrowser(page) }
             Output.line(page)
             return
@@ -46,15 +47,6 @@ struct OpenCommand: ParsableCommand {
         if hold, isatty(STDIN_FILENO) == 1 {
             Output.note("(press Enter to close)")
             _ = readLine()
-        }
-    }
-
-    /// The path of a row's page in `spotlite serve`: `/items/…`, `/projects/…` or `/messages/…`.
-    static func pagePath(_ uri: TrackerURI) -> String {
-        switch uri.kind {
-        case .item: return "/items/" + uri.entityID
-        case .project: return "/projects/" + uri.entityID
-        case .message: return "/messages/" + uri.entityID
         }
     }
 

@@ -13,6 +13,16 @@ import TrackerStore
 /// `Character`: a grapheme cluster may hold a `<`) with its control characters shown as escapes, or set as text by
 /// the page's script. The Content-Security-Policy allows this server's own script and style only: no inline script, no
 /// inline handler, nothing from elsewhere, no framing.
+/// The address of a row's page on `serve`: `/items/<uuid>`, `/projects/<uuid>` or `/messages/<uuid>` (what
+/// `spotlite open --browser` opens, and what the pages link).
+public func rowPagePath(_ kind: TrackerURI.Kind, _ id: String) -> String {
+    switch kind {
+    case .item: "/items/" + id
+    case .project: "/projects/" + id
+    case .message: "/messages/" + id
+    }
+}
+
 struct Pages: Sendable {
     let backend: Backend
     let options: ServerOptions
@@ -202,13 +212,7 @@ struct Pages: Sendable {
     /// The address of a row's page, escaped for an attribute; `store` is the `?store=` of a row of another store
     /// (`serve --stores`), empty for the server's own.
     static func path(_ kind: TrackerURI.Kind, _ id: String, _ store: String) -> String {
-        let folder =
-            switch kind {
-            case .item: "items"
-            case .project: "projects"
-            case .message: "messages"
-            }
-        return escaped("/\(folder)/\(id)" + (store.isEmpty ? "" : "?store=\(store)"))
+        escaped(rowPagePath(kind, id) + (store.isEmpty ? "" : "?store=\(store)"))
     }
 
     /// The messages on an item or a project, oldest first, each linking to its own page.
