@@ -121,13 +121,12 @@ public final class StoreSet: @unchecked Sendable {
     /// when the row is not there.
     public func row(for uri: TrackerURI, newestCopy: Bool = false) throws(StoreError) -> (copy: Copy, alsoIn: [String])?
     {
-        let stores = members.indices.lazy.compactMap { position in
+        guard let home = member(storeID: uri.storeID) else { return nil }
+        let own = Copy(store: home.name, uri: uri, entity: try home.indexer.store.entity(for: uri))
+        guard newestCopy else { return (own, []) }
+        let stores = members.indices.compactMap { position in
             (try? self.member(at: position)).map { (name: self.members[position].name, store: $0.store) }
         }
-        guard let home = stores.first(where: { $0.store.uuid == uri.storeID }) else { return nil }
-        let own = Copy(store: home.name, uri: uri, entity: try home.store.entity(for: uri))
-        guard newestCopy else { return (own, []) }
-        // Read once each (`stores` is lazy: it opens stores only as far as the home one above).
         let copies = Array(
             stores.compactMap { other -> Copy? in
                 let copy = TrackerURI(storeID: other.store.uuid, kind: uri.kind, entityID: uri.entityID)
