@@ -58,6 +58,8 @@ uint64_t cxapian_database_tables_made(cxapian_database *database) {
     }
 }
 
+void cxapian_tables_wait(void) { cxapian::TableMaker::wait(); }
+
 bool cxapian_database_reopen(cxapian_database *database, bool *changed, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     *changed = database->database.reopen();

@@ -54,13 +54,17 @@ public final class SearchReader {
 
     /// Whether this reader's searches keep tables of what they read for every match: the documents' lengths and
     /// title-word counts the ranking reads, and the sort key of a sort by `created` or `modified` (each one pass
-    /// over the index, made on the second search at an index revision that needs it). For a reader kept for many
-    /// searches, as a `SearchSession`'s, not for one that searches once. Results are the same either way.
+    /// over the index, asked for by the second search at an index revision that needs it and made on a thread of its
+    /// own, no search waiting for it). For a reader kept for many searches, as a `SearchSession`'s, not for one that
+    /// searches once. Results are the same either way.
     public var keepsTables = false
 
-    /// How many tables this reader has made itself. Readers of one index in one process share their tables: one
-    /// made by another reader at the index's current revision is used at once, not made again.
+    /// How many tables were made at this reader's asking. Readers of one index in one process share their tables:
+    /// one made for another reader at the index's current revision is used at once, not made again.
     public var tablesMade: Int { database.tablesMade }
+
+    /// Returns once the tables asked for are made (see ``keepsTables``).
+    public static func waitForTables() { Database.waitForTables() }
 
     /// Opens the indexes at `paths` as one (Xapian's multi-database: term statistics over all, so scores compare),
     /// for a search across stores. Hits that name the same entity (the short form of their identifiers, see

@@ -49,9 +49,13 @@ public final class Database {
     /// metadata, say) holds until it changes.
     public private(set) var moves = 0
 
-    /// How many tables this reader's searches with `keptTables` have made themselves: a table another reader of the
-    /// same database has made at the same revision, in this process, is used instead of made again.
+    /// How many tables were made at the asking of this reader's searches with `keptTables`: a table another reader
+    /// of the same database has made at the same revision, in this process, is used instead of made again.
     public var tablesMade: Int { Int(clamping: cxapian_database_tables_made(handle)) }
+
+    /// Returns once no table is being made. Tables are made on a thread of their own, off the searches that ask for
+    /// them, which go on without one until it is there: tests and benchmarks that need them made wait here.
+    public static func waitForTables() { cxapian_tables_wait() }
 
     /// The number of documents.
     public func documentCount() throws(XapianError) -> Int {

@@ -3,15 +3,85 @@
 
 #include "kept_tables.h"
 
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
 #include <map>
 #include <mutex>
+#include <set>
+#include <thread>
 
 namespace cxapian {
 
 namespace {
 
-std::mutex shared_tables_mutex;
-std::map<std::string, std::weak_ptr<const void>> shared_tables;
+/// What SharedTables keeps. Never destroyed: the maker's thread may still use it while the process exits.
+struct Kept {
+    std::mutex mutex;
+    std::map<std::string, std::weak_ptr<const void>> tables;
+    /// The newest table of each name and path (a key up to its UUID), held until a newer one replaces it.
+    std::map<std::string, std::shared_ptr<const void>> newest;
+};
+
+Kept &kept() {
+    static Kept *const kept = new Kept;
+    return *kept;
+}
+
+/// A key's name and path: what its newer tables replace it under.
+std::string name_and_path(const std::string &key) {
+    const size_t name_end = key.find('\0');
+    const size_t path_end = name_end == std::string::npos ? name_end : key.find('\0', name_end + 1);
+    return key.substr(0, path_end);
+}
+
+/// The TableMaker's queue and thread. Never destroyed, like Kept.
+struct Maker {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<std::pair<std::string, std::function<void()>>> jobs;
+    /// The keys of the jobs waiting or running.
+    std::set<std::string> pending;
+    bool started = false;
+    bool running = false;
+    bool exiting = false;
+
+    void run() {
+        std::unique_lock<std::mutex> lock(mutex);
+        for (;;) {
+            changed.wait(lock, [this] { return exiting || !jobs.empty(); });
+            if (exiting) return;
+            auto job = std::move(jobs.front());
+            jobs.pop_front();
+            running = true;
+            lock.unlock();
+            try {
+                job.second();
+            } catch (...) {
+                // No table: the searches at that revision go on reading the database, as before it was asked for.
+            }
+            lock.lock();
+            running = false;
+            pending.erase(job.first);
+            changed.notify_all();
+        }
+    }
+};
+
+Maker &maker() {
+    static Maker *const maker = new Maker;
+    return *maker;
+}
+
+/// At exit: no job starts, and the one running finishes before the library's statics are gone.
+void stop_maker() {
+    Maker &m = maker();
+    std::unique_lock<std::mutex> lock(m.mutex);
+    m.exiting = true;
+    m.jobs.clear();
+    m.changed.notify_all();
+    m.changed.wait(lock, [&m] { return !m.running; });
+}
 
 }  // namespace
 
@@ -27,21 +97,52 @@ std::string SharedTables::key(const std::string &name, const std::string &path, 
 }
 
 std::shared_ptr<const void> SharedTables::find(const std::string &key) {
-    std::lock_guard<std::mutex> lock(shared_tables_mutex);
-    const auto found = shared_tables.find(key);
-    return found != shared_tables.end() ? found->second.lock() : nullptr;
+    Kept &k = kept();
+    std::lock_guard<std::mutex> lock(k.mutex);
+    const auto found = k.tables.find(key);
+    return found != k.tables.end() ? found->second.lock() : nullptr;
 }
 
 std::shared_ptr<const void> SharedTables::keep(const std::string &key, std::shared_ptr<const void> table) {
-    std::lock_guard<std::mutex> lock(shared_tables_mutex);
+    Kept &k = kept();
+    std::lock_guard<std::mutex> lock(k.mutex);
     // Tables no reader holds any more (their revisions are gone) leave the map: it holds a few keys at a time.
-    for (auto entry = shared_tables.begin(); entry != shared_tables.end();) {
-        entry = entry->second.expired() ? shared_tables.erase(entry) : std::next(entry);
+    for (auto entry = k.tables.begin(); entry != k.tables.end();) {
+        entry = entry->second.expired() ? k.tables.erase(entry) : std::next(entry);
     }
-    auto &kept = shared_tables[key];
-    if (auto existing = kept.lock()) return existing;
-    kept = table;
+    auto &weak = k.tables[key];
+    if (auto existing = weak.lock()) return existing;
+    weak = table;
+    // A few names per index (lengths, title words, a slot or two): this many is a process's indexes and their copies.
+    if (k.newest.size() >= 256) k.newest.erase(k.newest.begin());
+    k.newest[name_and_path(key)] = table;
     return table;
+}
+
+void TableMaker::schedule(const std::string &key, std::function<void()> job) {
+    Maker &m = maker();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    if (m.exiting || !m.pending.insert(key).second) return;
+    m.jobs.emplace_back(key, std::move(job));
+    if (!m.started) {
+        try {
+            std::thread([&m] { m.run(); }).detach();
+        } catch (...) {
+            // No thread (the process is out of them): no table at this revision; the next one asks again.
+            m.jobs.pop_back();
+            m.pending.erase(key);
+            return;
+        }
+        m.started = true;
+        std::atexit(stop_maker);
+    }
+    m.changed.notify_all();
+}
+
+void TableMaker::wait() {
+    Maker &m = maker();
+    std::unique_lock<std::mutex> lock(m.mutex);
+    m.changed.wait(lock, [&m] { return m.exiting || (m.jobs.empty() && !m.running); });
 }
 
 // ---- TitleWords ----

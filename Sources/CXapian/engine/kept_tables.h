@@ -7,79 +7,115 @@
 #include <xapian.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
-#include <mutex>
 
 namespace cxapian {
 
 /// The tables made in this process, for every reader of the same database at the same revision to use: a server's
 /// sessions each hold a reader of one index, and without this each made (and held) its own copy of every table at
-/// every revision. Held weakly: a table lives as long as a reader holds it.
+/// every revision. Held weakly, but for the newest table of each name and path, held until a newer one comes: a
+/// table made off the request path (TableMaker) waits there for the readers that asked for it.
 class SharedTables {
   public:
     /// What identifies the table `name` of `database` as it is now, given where it was opened (`path`): the path,
     /// the database's UUID (a rebuild's new generation has a new one) and its revision, document count and last
     /// docid (two copies of one index share a UUID, and could reach one revision with different documents).
     static std::string key(const std::string &name, const std::string &path, const Xapian::Database &database);
-    /// The table kept under `key`, if a reader still holds it.
+    /// The table kept under `key`, if a reader still holds it or it is its name's and path's newest.
     static std::shared_ptr<const void> find(const std::string &key);
     /// Keeps `table` under `key` for other readers and returns it; or the table already kept there (made meanwhile
     /// by another reader), which is the one to use.
     static std::shared_ptr<const void> keep(const std::string &key, std::shared_ptr<const void> table);
 };
 
+/// Makes tables on a thread of its own, one at a time, so that no search waits while a table is read: a table of a
+/// 100k-document index is about 10 ms of reading, a 1M one's 100 ms, and an index written to 20 times a second
+/// reaches a new revision, whose tables are new, every 50 ms. A job's failure (the revision gone, the database
+/// moved) only means no table: the searches go on without one, as they do until it is made.
+class TableMaker {
+  public:
+    /// Runs `job` on the maker's thread, unless a job under `key` is already waiting or running. Nothing is run once
+    /// the process has begun to exit, and an exit waits for the job running then (one table's reading).
+    static void schedule(const std::string &key, std::function<void()> job);
+    /// Returns once no job is waiting or running (tests and benchmarks that need the tables made).
+    static void wait();
+};
+
 /// A table made from one database at one revision (TitleWords, DocLengths, a sort's keys), kept by a reader for its
 /// searches until the revision moves on; safe to use from several threads.
 ///
-/// A table is made on the second search at a revision that asks for it, not the first: reading a whole value slot or
-/// length list costs several searches' worth of seeks, which a reader that searches once,
-/// or whose index moves on after each search, would pay for nothing. A table another reader of the same database has
-/// made at that revision (SharedTables) is used at once, made by neither.
+/// A table is asked for on the second search at a revision that needs it, not the first: reading a whole value slot
+/// or length list costs several searches' worth of seeks, which a reader that searches once, or whose index moves on
+/// after each search, would pay for nothing. It is then made by the TableMaker from a database of its own (the
+/// index's newest revision), and the searches at that revision use it from the first after it is made
+/// (docs/decisions/0012-tables-off-the-request-path.md). A table another reader of the same database has made at
+/// that revision (SharedTables) is used at once, made by neither.
 template <typename Table> class RevisionTableCache {
   public:
     /// The table `name` for `database` (opened at `path`) as it is now, made by `make(database)` (which may give
-    /// nullptr: no table fits); nullptr on the first search at its revision unless another reader made it, and when
-    /// its docids are mostly holes (more than four per document: a table indexed by docid would be mostly empty).
+    /// nullptr: no table fits; it must hold nothing of the caller's, as it runs later on the maker's thread); nullptr
+    /// until a table for this revision is made, and when the docids are mostly holes (more than four per document: a
+    /// table indexed by docid would be mostly empty).
     template <typename Make>
     std::shared_ptr<const Table> get(const Xapian::Database &database, const std::string &name,
                                      const std::string &path, Make make) {
         const Xapian::rev revision = database.get_revision();
         std::lock_guard<std::mutex> lock(mutex_);
         if (made_ && revision_ == revision) return table_;
-        const std::string key = SharedTables::key(name, path, database);
         if (!seen_ || revision_ != revision) {
             seen_ = true;
-            made_ = false;
+            asked_ = false;
             revision_ = revision;
-            table_ = std::static_pointer_cast<const Table>(SharedTables::find(key));
+            key_ = SharedTables::key(name, path, database);
+            table_ = std::static_pointer_cast<const Table>(SharedTables::find(key_));
             made_ = table_ != nullptr;
             return table_;
         }
-        made_ = true;  // or found not to fit: once per revision
-        if (database.get_lastdocid() > 4 * uint64_t(database.get_doccount()) + 4096) return nullptr;
-        std::shared_ptr<const Table> table = make(database);
-        if (table == nullptr) return nullptr;
-        ++tables_made_;
-        table_ = std::static_pointer_cast<const Table>(SharedTables::keep(key, table));
-        return table_;
+        if (asked_) {
+            table_ = std::static_pointer_cast<const Table>(SharedTables::find(key_));
+            made_ = table_ != nullptr;
+            return table_;
+        }
+        asked_ = true;
+        if (too_sparse(database)) {
+            made_ = true;  // found not to fit: once per revision
+            return nullptr;
+        }
+        TableMaker::schedule(key_, [name, path, make, counter = made_count_]() {
+            const Xapian::Database newest(path);
+            const std::string key = SharedTables::key(name, path, newest);
+            if (SharedTables::find(key) != nullptr || too_sparse(newest)) return;
+            std::shared_ptr<const Table> table = make(newest);
+            if (table == nullptr) return;
+            counter->fetch_add(1);
+            SharedTables::keep(key, table);
+        });
+        return nullptr;
     }
 
-    /// How many tables this cache has made itself (not taken from another reader).
-    uint64_t tables_made() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return tables_made_;
-    }
+    /// How many tables were made at this cache's asking (not taken from another reader's).
+    uint64_t tables_made() const { return made_count_->load(); }
 
   private:
+    static bool too_sparse(const Xapian::Database &database) {
+        return database.get_lastdocid() > 4 * uint64_t(database.get_doccount()) + 4096;
+    }
+
     std::mutex mutex_;
     std::shared_ptr<const Table> table_;
+    std::string key_;
     Xapian::rev revision_ = 0;
     bool seen_ = false;
     bool made_ = false;
-    uint64_t tables_made_ = 0;
+    bool asked_ = false;
+    /// Shared with the jobs asked for, which may finish after the cache is gone.
+    std::shared_ptr<std::atomic<uint64_t>> made_count_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 /// `table` if it was made from `database` as it is now (one database at its current revision), else nullptr: a table

@@ -149,9 +149,12 @@ bool cxapian_database_open(const char *path, cxapian_database **out, cxapian_err
  *  are comparable across them). Docids interleave: docid d is (d - 1) % count + 1 of database (d - 1) / count. */
 bool cxapian_database_open_many(const char *const *paths, size_t count, cxapian_database **out, cxapian_error **error);
 void cxapian_database_free(cxapian_database *database);
-/** How many tables (kept_tables) this reader has made itself, rather than taken from another reader of the same
- *  database at the same revision in this process. */
+/** How many tables (kept_tables) were made at this reader's asking, rather than taken from another reader of the
+ *  same database at the same revision in this process. */
 uint64_t cxapian_database_tables_made(cxapian_database *database);
+/** Returns once no table is being made: the tables are made on a thread of their own, off the searches that ask for
+ *  them (kept_tables.h's TableMaker); tests and benchmarks wait for them here. */
+void cxapian_tables_wait(void);
 /** Reopens at the latest committed revision; *changed tells whether it moved. */
 bool cxapian_database_reopen(cxapian_database *database, bool *changed, cxapian_error **error);
 bool cxapian_database_doccount(cxapian_database *database, uint32_t *out, cxapian_error **error);
