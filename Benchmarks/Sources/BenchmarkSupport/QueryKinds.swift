@@ -26,19 +26,25 @@ public struct QueryKind: Sendable {
             name: "filtered", spotlite: { "\($0.middle) priority:3 is:open" },
             fts5: { ($0.middle, "AND items.priority = 3 AND items.completed = 0", nil) }),
         QueryKind(
-            name: "date-ranged", spotlite: { "\($0.middle) created:2022-01-01..2022-12-31" },
-            fts5: { ($0.middle, "AND items.created_at BETWEEN '2022-01-01' AND '2022-12-31T23:59:59Z'", nil) }),
+            name: "date-ranged", spotlite: { "\($0.middle) created:\($0.year)-01-01..\($0.year)-12-31" },
+            fts5: {
+                ($0.middle, "AND items.created_at BETWEEN '\($0.year)-01-01' AND '\($0.year)-12-31T23:59:59Z'", nil)
+            }),
         QueryKind(
             name: "sorted by modified", spotlite: { $0.common }, sort: .modified,
             fts5: { ($0.common, "", "items.modified_at DESC") }),
     ]
 }
 
-/// Words for one query: a frequent and a mid-frequency one, and a phrase taken from a real title.
+/// Words for one query: a frequent and a mid-frequency one, and a phrase taken from a real title; and the year a
+/// date range covers.
 public struct QueryWords: Sendable {
     public var common: String
     public var middle: String
     public var phrase: String
+    /// The year most of the store's items were created in (a corpus's dates are its own: 2022 for the Debian and
+    /// synthetic corpora, 2024 for the Zipf one, where a range over 2022 found nothing).
+    public var year: String
 }
 
 /// The words of one query after another: each call to ``next()`` moves on.
@@ -46,6 +52,7 @@ public struct QueryWordSource {
     let phrases: [String]
     /// Frequent and mid-frequency words of a real corpus; nil for the synthetic vocabulary's.
     let corpusWords: (common: [String], middle: [String])?
+    let year: String
     var counter = 0
 
     /// Phrases are the first two consecutive plain words (letters and digits, which every query language
@@ -56,9 +63,11 @@ public struct QueryWordSource {
         var titles: [String] = []
         var frequencies: [String: Int] = [:]
         var items = 0
+        var years: [Substring: Int] = [:]
         try store.read { reader in
             try reader.forEachItem { item in
                 if titles.count < 200 { titles.append(item.title) }
+                years[item.createdAt.prefix(4), default: 0] += 1
                 guard !synthetic else { return }
                 items += 1
                 let words = (item.title + " " + item.detail).lowercased()
@@ -67,6 +76,7 @@ public struct QueryWordSource {
             }
         }
         phrases = titles.compactMap(Self.phrase(in:))
+        year = years.max { ($0.value, $1.key) < ($1.value, $0.key) }.map { String($0.key) } ?? "2022"
         if synthetic {
             corpusWords = nil
         } else {
@@ -92,10 +102,10 @@ public struct QueryWordSource {
         guard let (common, middle) = corpusWords else {
             return QueryWords(
                 common: SyntheticCorpus.commonWord(counter), middle: SyntheticCorpus.middleWord(counter),
-                phrase: phrases[counter % phrases.count])
+                phrase: phrases[counter % phrases.count], year: year)
         }
         return QueryWords(
             common: common[counter % common.count], middle: middle[(counter * 7) % middle.count],
-            phrase: phrases[counter % phrases.count])
+            phrase: phrases[counter % phrases.count], year: year)
     }
 }

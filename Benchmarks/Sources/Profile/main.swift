@@ -15,7 +15,8 @@ import SpotliteJSON
 // query's medians and Spotlite/FTS5 ratio (slowest share last) and the ratio's quartiles: where a kind's median
 // ratio in `make bench` comes from. PROFILE_QUERY='"two words"' times that one query instead of the kind's
 // (`perf record -g` of a rare phrase is how a search's fixed costs show). PROFILE_TIME_LIMIT=S bounds each search
-// as `spotlite serve --search-time-limit S` does.
+// as `spotlite serve --search-time-limit S` does. A run prints its five slowest queries after its figures: where the
+// tail comes from.
 // spotlite: the default rebuild (a shard per core, merged by compaction); single: one writer, not compacted.
 // PROFILE_PAGE=N times what `serve` does for a page of N hits instead: snippets on, the answer encoded as its JSON.
 // PROFILE_CORPUS=debian, dictionary or zipf (../shared/corpora/zipf_synthetic.py) runs on that corpus instead of the
@@ -52,6 +53,7 @@ if which == "search" {
     var words = try QueryWordSource(store: store, synthetic: synthetic)
     var found = 0
     var times: [Double] = []
+    var slowest: [(milliseconds: Double, number: Int, query: String)] = []
     let withBaselines = arguments.count > 4 && arguments[4] == "baselines"
     let fts5 = withBaselines ? try FTS5(storePath: fixture.storePath) : nil
     try fts5?.rebuild()
@@ -75,6 +77,8 @@ if which == "search" {
                 found += outcome.hits.count
                 if page != nil { found += SearchJSON.outcome(outcome).text.utf8.count > 0 ? 0 : 1 }
             } * 1_000)
+        slowest.append((times[times.count - 1] / 1_000, times.count, text))
+        slowest = Array(slowest.sorted { $0.milliseconds > $1.milliseconds }.prefix(5))
         guard let fts5, let raw else { continue }
         _ = try oneShot.search(text, options: options)
         if let query = kind.fts5?(queryWords) {
@@ -89,6 +93,9 @@ if which == "search" {
         String(
             format: "%d %@ searches: mean %.0f µs, p50 %.0f, p99 %.0f; %d hits", count, kind.name, mean,
             times[count / 2], times[count * 99 / 100], found))
+    for (milliseconds, number, query) in slowest {
+        print(String(format: "  %.2f ms  search %d: %@", milliseconds, number, query))
+    }
     exit(0)
 }
 
