@@ -93,6 +93,8 @@ install-desktop:
 
 # The service under load: wrk on loopback against `spotlite serve` on the Debian corpus (a mix of searches and
 # resolves, a writer at 20 changes/s), the same searches as processes, and edit → subscriber latency.
+# BENCH_SERVE_CORPUS=synthetic-1000000 serves the benchmarks' synthetic corpus of that many items instead;
+# BENCH_SERVE_BINARY times another build (e.g. an earlier commit's, run after run with this one's).
 bench-serve: build bench-deps
 	scripts/bench-serve.sh
 

@@ -1,7 +1,7 @@
 """Edit → subscriber latency: how long after an edit is committed its event reaches a subscription's stream.
 
-Usage: subscriber_latency.py BASE_URL STORE_PATH EDITS
-Subscribes to a query, opens the event stream, then edits one matching item at a time through SQLite (as any
+Usage: subscriber_latency.py BASE_URL STORE_PATH EDITS [QUERY]
+Subscribes to a query (QUERY, `security` by default), opens the event stream, then edits one matching item at a time through SQLite (as any
 program may), timing from just before the commit to the arrival of that item's `changed` event. Prints p50, p99
 and the slowest.
 """
@@ -15,7 +15,7 @@ import urllib.parse
 
 base, store, edits = sys.argv[1], sys.argv[2], int(sys.argv[3])
 host = urllib.parse.urlparse(base)
-query = "security"
+query = sys.argv[4] if len(sys.argv) > 4 else "security"
 
 
 def request(method, path, body=None):

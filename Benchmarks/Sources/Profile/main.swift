@@ -7,6 +7,9 @@ import SpotliteJSON
 //   swift run -c release profile spotlite|single|xapian|fts5 [items]   one rebuild of the synthetic corpus, and the
 //   index's size by table
 //   swift run -c release profile search [items] [searches] [kind] [baselines]   searches through a SearchSession
+//   swift run -c release profile queries [items] [per kind]   the corpus's fixture (made if missing) and requests for
+//   `make bench-serve` (BENCH_SERVE_CORPUS): its directory, a word and two words of the corpus, then `serve` paths,
+//   [per kind] of each of the search benchmarks' kinds
 // kind: one of the search benchmarks' query kinds by name (word, two-word AND, OR, phrase, filtered, date-ranged,
 // sorted by modified), or its first word; word by default. With `baselines`, each search is followed by what an
 // iteration of the search benchmark also runs (the one-shot search, FTS5's and raw Xapian's), untimed: the caches
@@ -33,6 +36,26 @@ let corpus: Corpus =
     }
 let fixture = try Fixture.prepared(corpus)
 let store = try fixture.openStore()
+
+if which == "queries" {
+    let perKind = arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20
+    let synthetic = if case .synthetic = corpus { true } else { false }
+    var words = try QueryWordSource(store: store, synthetic: synthetic)
+    // Unreserved characters (RFC 3986) as they are, everything else percent-encoded: quotes, spaces, colons.
+    let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+    let first = words.next()
+    print(fixture.directory)
+    print(first.middle)
+    print("\(first.common) \(first.middle)")
+    for kind in QueryKind.all {
+        for _ in 0..<perKind {
+            let text = kind.spotlite(words.next())
+            let sort = kind.sort == .relevance ? "" : "&sort=\(kind.sort.rawValue)"
+            print("/v1/search?q=\(text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text)\(sort)")
+        }
+    }
+    exit(0)
+}
 
 if which == "search" {
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 1_000 : 1_000
