@@ -34,12 +34,12 @@ let corpus: Corpus =
     case "zipf": .zipf(items)
     default: .synthetic(items)
     }
+let synthetic = if case .synthetic = corpus { true } else { false }
 let fixture = try Fixture.prepared(corpus)
 let store = try fixture.openStore()
 
 if which == "queries" {
     let perKind = arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20
-    let synthetic = if case .synthetic = corpus { true } else { false }
     var words = try QueryWordSource(store: store, synthetic: synthetic)
     // Unreserved characters (RFC 3986) as they are, everything else percent-encoded: quotes, spaces, colons.
     let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
@@ -72,7 +72,6 @@ if which == "search" {
     options.request.sort = kind.sort
     // PROFILE_TIME_LIMIT=2: each search bounded as `spotlite serve` bounds it (--search-time-limit).
     options.request.timeLimit = Double(ProcessInfo.processInfo.environment["PROFILE_TIME_LIMIT"] ?? "") ?? 0
-    let synthetic = if case .synthetic = corpus { true } else { false }
     var words = try QueryWordSource(store: store, synthetic: synthetic)
     var found = 0
     var times: [Double] = []

@@ -34,10 +34,10 @@ class SharedTables {
     static std::shared_ptr<const void> keep(const std::string &key, std::shared_ptr<const void> table);
 };
 
-/// Makes tables on a thread of its own, one at a time, so that no search waits while a table is read: a table of a
-/// 100k-document index is about 10 ms of reading, a 1M one's 100 ms, and an index written to 20 times a second
-/// reaches a new revision, whose tables are new, every 50 ms. A job's failure (the revision gone, the database
-/// moved) only means no table: the searches go on without one, as they do until it is made.
+/// Makes tables on a thread of its own, one at a time, so that no search waits while a table is read: reading one
+/// grows with the index, and an index written to often reaches new revisions, whose tables are new, as often
+/// (docs/performance.md, "No long tail"). A job's failure (the revision gone, the database moved) only means no
+/// table: the searches go on without one, as they do until it is made.
 class TableMaker {
   public:
     /// Runs `job` on the maker's thread, unless a job under `key` is already waiting or running. Nothing is run once
@@ -68,20 +68,16 @@ template <typename Table> class RevisionTableCache {
         const Xapian::rev revision = database.get_revision();
         std::lock_guard<std::mutex> lock(mutex_);
         if (made_ && revision_ == revision) return table_;
-        if (!seen_ || revision_ != revision) {
+        const bool first_search = !seen_ || revision_ != revision;
+        if (first_search) {
             seen_ = true;
             asked_ = false;
             revision_ = revision;
             key_ = SharedTables::key(name, path, database);
-            table_ = std::static_pointer_cast<const Table>(SharedTables::find(key_));
-            made_ = table_ != nullptr;
-            return table_;
         }
-        if (asked_) {
-            table_ = std::static_pointer_cast<const Table>(SharedTables::find(key_));
-            made_ = table_ != nullptr;
-            return table_;
-        }
+        table_ = std::static_pointer_cast<const Table>(SharedTables::find(key_));
+        made_ = table_ != nullptr;
+        if (made_ || first_search || asked_) return table_;
         asked_ = true;
         if (too_sparse(database)) {
             made_ = true;  // found not to fit: once per revision
