@@ -16,7 +16,7 @@ struct IndexHealth {
         let directory = location.path(of: generation)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
         var lines = ["generation \(generation)"]
-        for name in names.sorted() where IndexLocation.isXapianFile(name) && name != "flintlock" && name != "v.tmp" {
+        for name in names.sorted() where IndexLocation.isTableFile(name) {
             var status = stat()
             guard stat(directory + "/" + name, &status) == 0 else { return nil }
             lines.append(

@@ -136,9 +136,20 @@ public struct IndexLocation: Sendable, Equatable {
     }
 
     /// The files Xapian's glass backend keeps in a database directory: the tables, the version file, its
-    /// temporary and the lock.
+    /// temporary, the lock, and the changesets a published index's commits write for its replicas (`changes<N>`,
+    /// and `changestmp` while one is written).
     static func isXapianFile(_ name: String) -> Bool {
-        name.hasSuffix(".glass") || name == "iamglass" || name == "v.tmp" || name == "flintlock"
+        isTableFile(name) || name == "v.tmp" || name == "flintlock" || isChangeset(name)
+    }
+
+    /// The tables and the version file: what a search reads, and what ``IndexHealth`` watches.
+    static func isTableFile(_ name: String) -> Bool { name.hasSuffix(".glass") || name == "iamglass" }
+
+    /// A changeset Xapian writes beside the tables while `XAPIAN_MAX_CHANGESETS` is set (``IndexPublisher``).
+    static func isChangeset(_ name: String) -> Bool {
+        guard name.hasPrefix("changes") else { return false }
+        let rest = name.dropFirst(7)
+        return rest == "tmp" || isDecimal(rest)
     }
 
     static func fsync(path: String) throws {

@@ -19,6 +19,7 @@ struct ServeCommand: ParsableCommand {
     )
 
     @OptionGroup var options: StoreOptions
+    @OptionGroup var publishing: PublishOptions
 
     @Option(
         help: ArgumentHelp(
@@ -141,10 +142,12 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let logger = Logger.toStandardError(label: "spotlite.serve", level: logLevel)
         let server = try running { try serverOptions() }
-        let (store, index) = try running { () throws -> (String, String) in
+        let (store, index, storeID) = try running { () throws -> (String, String, String) in
             let store = try options.openStore()
-            return (store.path, options.indexPath(for: store))
+            return (store.path, options.indexPath(for: store), store.uuid)
         }
+        let publisher = try publishing.startPublisher(storeID: storeID, indexPath: index, logger: logger)
+        defer { publisher?.stop() }
         let served = try running {
             do {
                 return try SpotliteServer(storePath: store, indexPath: index, options: server, logger: logger)
@@ -156,7 +159,7 @@ struct ServeCommand: ParsableCommand {
         defer { address.remove() }
         try running {
             try blockOn {
-                try await served.run { url in
+                try await served.run(services: publisher.map { [$0] } ?? []) { url in
                     address.write(url)
                     logger.info("listening on \(url)", metadata: ["store": "\(store)", "index": "\(index)"])
                 }

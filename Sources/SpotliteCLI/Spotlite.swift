@@ -18,7 +18,8 @@ public struct Spotlite: ParsableCommand {
             InitCommand.self, ImportCommand.self, ExportCommand.self, AddCommand.self, EditCommand.self,
             CompleteCommand.self, ReopenCommand.self, DeleteCommand.self, IndexCommand.self, SearchCommand.self,
             SimilarCommand.self, ResolveCommand.self, OpenCommand.self, StatusCommand.self, VerifyCommand.self,
-            WatchCommand.self, ServeCommand.self, SubscribeCommand.self, SubscriptionsCommand.self, StoresCommand.self,
+            WatchCommand.self, ServeCommand.self, ReplicaCommand.self, SubscribeCommand.self, SubscriptionsCommand.self,
+            StoresCommand.self,
             CommentCommand.self,
             MessagesCommand.self,
         ]

@@ -24,6 +24,7 @@ struct WatchCommand: ParsableCommand {
     )
 
     @OptionGroup var options: StoreOptions
+    @OptionGroup var publishing: PublishOptions
 
     @Option(
         help: ArgumentHelp(
@@ -50,6 +51,9 @@ struct WatchCommand: ParsableCommand {
             throw ValidationError(
                 "--index names one store's index; with --stores each store's index is in its default place")
         }
+        if stores != nil && publishing.publish != nil {
+            throw ValidationError("--publish publishes one store's index; run one `spotlite watch --publish` per store")
+        }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
         if keepLog < 0 { throw ValidationError("--keep-log must be 0 or more") }
         if wait < 0 { throw ValidationError("--wait must be 0 or more seconds") }
@@ -60,7 +64,8 @@ struct WatchCommand: ParsableCommand {
         var watchOptions = IndexWatcher.Options()
         watchOptions.batchSize = batchSize
         watchOptions.logRetention = Int64(keepLog)
-        let watchers: [IndexWatcher]
+        var watchers: [IndexWatcher]
+        var services: [any Service] = []
         if let stores {
             let entries = try running { try StoreCatalog.load().select(stores, defaultStore: options.storePath) }
             watchers = entries.map { entry in
@@ -74,16 +79,23 @@ struct WatchCommand: ParsableCommand {
                     }, options: watchOptions, logger: logger, lockTimeout: wait)
             }
         } else {
+            let indexer = try running { try options.openIndexer() }
+            if let publisher = try publishing.startPublisher(
+                storeID: indexer.store.uuid, indexPath: indexer.location.root, logger: logger)
+            {
+                services.append(publisher)
+            }
             watchers = [
                 try running {
-                    try IndexWatcher(
-                        indexer: try options.openIndexer(), options: watchOptions, logger: logger, lockTimeout: wait)
+                    try IndexWatcher(indexer: indexer, options: watchOptions, logger: logger, lockTimeout: wait)
                 }
             ]
         }
+        defer { for case let publisher as IndexPublisher in services { publisher.stop() } }
+        // The publisher is listed first, so that it stops last: after the watcher's final commit.
         let group = ServiceGroup(
             configuration: .init(
-                services: watchers, gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
+                services: services + watchers, gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
         try running { try blockOn { try await group.run() } }
     }
 }

@@ -39,14 +39,17 @@ public final class SpotliteServer: Sendable {
 
     /// Runs until SIGTERM or SIGINT (then returns normally), or until the index cannot be kept live (then throws).
     /// `onListening` is told the address once the server accepts connections.
-    public func run(onListening: @escaping @Sendable (String) -> Void = { _ in }) async throws {
+    /// `services` run beside it and are shut down last (e.g. the ``IndexPublisher`` of `--publish`).
+    public func run(services: [any Service] = [], onListening: @escaping @Sendable (String) -> Void = { _ in })
+        async throws
+    {
         let parts = try makeParts()
         let application = makeApplication(parts, onListening: onListening)
         // Shut down in reverse order: the event streams end first (the server would wait for them as requests in
-        // flight), then the server drains the other requests, then the watcher commits and stops.
+        // flight), then the server drains the other requests, then the watcher commits and stops, then the rest.
         let group = ServiceGroup(
             configuration: .init(
-                services: [parts.live, application, StreamCloser(hub: parts.hub)],
+                services: services + [parts.live, application, StreamCloser(hub: parts.hub)],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }

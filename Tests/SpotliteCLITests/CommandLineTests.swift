@@ -24,7 +24,8 @@ import Testing
         #expect(
             result.stderr
                 == "spotlite: there is no command 'foo'; the commands are add, comment, complete, delete, edit, export, "
-                + "import, index, init, messages, open, reopen, resolve, search, serve, similar, status, stores, subscribe, "
+                + "import, index, init, messages, open, reopen, replica, resolve, search, serve, similar, status, stores, "
+                + "subscribe, "
                 + "subscriptions, verify, watch\n"
         )
         #expect(cli("help", "add", "item").status == 0)
