@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""make test-cluster: a primary and a replica host on this machine, checked end to end.
+
+The hosts are network namespaces joined by a veth pair, with private addresses of their own (nothing is routed
+outside): the primary runs `spotlite serve --publish`, the replica host `spotlite replica`. Nothing crosses between
+them but Xapian's replication protocol (and the test reads the replica's files, as its own host's tools would).
+Where namespaces cannot be made (not root, no `ip`), it says so and runs the same checks over loopback, with a
+stopped replication server standing in for a cut link.
+
+Checks: a write on the primary is searchable on the replica within the interval; killing the replica's process,
+or cutting its link, and restoring it loses nothing and it catches up; a rebuild on the primary reaches the replica
+as a full copy while searches on the replica keep answering. Measures the replica's lag (write committed on the
+primary's store -> its document in the replica's copy) under a writer at --rate changes per second, p50 and p99,
+beside the primary's own index lag.
+
+Usage: scripts/test-cluster.py BINARY [--rate 50] [--seconds 20] [--interval 0.1]
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def fail(message):
+    print(f"test-cluster: FAILED: {message}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+class Cluster:
+    """Two hosts: namespaces joined by a veth pair, or this host's loopback."""
+
+    def __init__(self, work):
+        self.work = work
+        self.tag = f"{os.getpid() % 100000}"
+        self.namespaces = []
+        self.links_cut = False
+        self.isolated = os.geteuid() == 0 and shutil.which("ip") is not None and self._make_namespaces()
+        if not self.isolated:
+            print("test-cluster: network namespaces cannot be made here (needs root and iproute2); the same checks run "
+                  "over loopback, a stopped replication server standing in for a cut link")
+            self.primary_address = self.replica_address = "127.0.0.1"
+            self.http_port, self.publish_port = free_port(), free_port()
+
+    def _make_namespaces(self):
+        subnet = random.randint(16, 250)
+        self.primary_ns, self.replica_ns = f"slc{self.tag}p", f"slc{self.tag}r"
+        self.primary_link, self.replica_link = f"slc{self.tag}a", f"slc{self.tag}b"
+        self.primary_address, self.replica_address = f"10.254.{subnet}.1", f"10.254.{subnet}.2"
+        self.http_port, self.publish_port = 7700, 7701
+        steps = [
+            ["ip", "netns", "add", self.primary_ns],
+            ["ip", "netns", "add", self.replica_ns],
+            ["ip", "link", "add", self.primary_link, "type", "veth", "peer", "name", self.replica_link],
+            ["ip", "link", "set", self.primary_link, "netns", self.primary_ns],
+            ["ip", "link", "set", self.replica_link, "netns", self.replica_ns],
+            ["ip", "-n", self.primary_ns, "addr", "add", f"{self.primary_address}/30", "dev", self.primary_link],
+            ["ip", "-n", self.replica_ns, "addr", "add", f"{self.replica_address}/30", "dev", self.replica_link],
+            ["ip", "-n", self.primary_ns, "link", "set", self.primary_link, "up"],
+            ["ip", "-n", self.replica_ns, "link", "set", self.replica_link, "up"],
+            ["ip", "-n", self.primary_ns, "link", "set", "lo", "up"],
+            ["ip", "-n", self.replica_ns, "link", "set", "lo", "up"],
+        ]
+        for step in steps:
+            result = subprocess.run(step, capture_output=True, text=True)
+            if result.returncode != 0:
+                print(f"test-cluster: {' '.join(step)}: {result.stderr.strip()}")
+                self.close()
+                return False
+            if step[:3] == ["ip", "netns", "add"]:
+                self.namespaces.append(step[3])
+        print(f"test-cluster: hosts are network namespaces {self.primary_ns} ({self.primary_address}) and "
+              f"{self.replica_ns} ({self.replica_address}), joined by a veth pair")
+        return True
+
+    def command(self, host, argv):
+        if not self.isolated:
+            return argv
+        return ["ip", "netns", "exec", self.primary_ns if host == "primary" else self.replica_ns] + argv
+
+    def cut(self, primary_serve):
+        """Cuts the replica host off the primary (its link down), or stops the replication server on loopback."""
+        self._link(primary_serve, up=False)
+
+    def restore(self, primary_serve):
+        self._link(primary_serve, up=True)
+
+    def _link(self, primary_serve, up):
+        if self.isolated:
+            state = "up" if up else "down"
+            subprocess.run(["ip", "-n", self.replica_ns, "link", "set", self.replica_link, state], check=True)
+        else:
+            for pid in replication_servers(primary_serve.pid):
+                os.kill(pid, signal.SIGCONT if up else signal.SIGSTOP)
+        self.links_cut = not up
+
+    def close(self):
+        for namespace in self.namespaces:
+            subprocess.run(["ip", "netns", "del", namespace], capture_output=True)
+        self.namespaces = []
+
+
+def free_port():
+    """A loopback port nobody listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def replication_servers(serve_pid):
+    """The xapian-replicate-server processes a serve started (they run in a process group of their own)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                command = handle.read()
+        except OSError:
+            continue
+        if int(fields[1]) == serve_pid and b"xapian-replicate-server" in command:
+            found.append(int(entry))
+    return found
+
+
+def documents(path):
+    """The number of documents in the Xapian database at `path` (a stub or a directory), or None."""
+    result = subprocess.run(["xapian-delve", path], capture_output=True, text=True)
+    match = re.search(r"number of documents = (\d+)", result.stdout)
+    return int(match.group(1)) if match else None
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--rate", type=float, default=50)
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--interval", type=float, default=0.1)
+    arguments = parser.parse_args()
+    binary = os.path.abspath(arguments.binary)
+
+    work = tempfile.mkdtemp(prefix="spotlite-cluster-")
+    cluster = Cluster(work)
+    processes = []
+
+    def start(host, argv, log_name, environment):
+        log = open(os.path.join(work, log_name), "w")
+        process = subprocess.Popen(cluster.command(host, argv), stdin=subprocess.DEVNULL, stdout=log,
+                                   stderr=subprocess.STDOUT, env=environment)
+        processes.append(process)
+        return process
+
+    try:
+        primary_env = dict(os.environ, XDG_DATA_HOME=f"{work}/primary/data", XDG_CACHE_HOME=f"{work}/primary/cache",
+                           XDG_CONFIG_HOME=f"{work}/primary/config", TMPDIR=work)
+        replica_env = dict(os.environ, XDG_DATA_HOME=f"{work}/replica/data", XDG_CACHE_HOME=f"{work}/replica/cache",
+                           XDG_CONFIG_HOME=f"{work}/replica/config")
+        for argv in (["init"], ["import", f"{ROOT}/samples/portfolio.jsonl"], ["index"]):
+            subprocess.run([binary] + argv, env=primary_env, check=True, capture_output=True)
+        status = json.loads(subprocess.run([binary, "status", "--format", "json"], env=primary_env, check=True,
+                                           capture_output=True, text=True).stdout)
+        uuid = status["store_uuid"]
+        store = f"{work}/primary/data/spotlite/tracker.sqlite"
+        primary_index = f"{work}/primary/cache/spotlite/{uuid}"
+        token = os.path.join(work, "token")
+        with open(token, "w") as handle:
+            handle.write("cluster-test-token-" + "%032x\n" % random.getrandbits(128))
+
+        def start_primary():
+            argv = [binary, "serve", "--listen", f"{cluster.primary_address}:{cluster.http_port}", "--token-file", token,
+                    "--publish", f"{cluster.primary_address}:{cluster.publish_port}"]
+            if cluster.isolated:
+                argv.append("--publish-beyond-loopback")
+            process = start("primary", argv, "primary.log", primary_env)
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                with open(os.path.join(work, "primary.log")) as handle:
+                    if "listening on" in handle.read():
+                        return process
+                if process.poll() is not None:
+                    break
+                time.sleep(0.05)
+            fail("the primary's serve did not start: " + open(os.path.join(work, "primary.log")).read())
+
+        copy = f"{work}/replica/copy"
+
+        def start_replica():
+            return start("replica", [binary, "replica", "--from", f"{cluster.primary_address}:{cluster.publish_port}", "--store", uuid,
+                                     "--into", copy, "--interval", str(arguments.interval), "--timeout", "2"],
+                         "replica.log", replica_env)
+
+        def wait_for(description, condition, seconds=30):
+            deadline = time.time() + seconds
+            while time.time() < deadline:
+                if condition():
+                    return
+                time.sleep(0.02)
+            fail(f"{description} within {seconds} s; the replica said: "
+                 + open(os.path.join(work, "replica.log")).read()[-2000:])
+
+        connection = sqlite3.connect(store, timeout=10, isolation_level=None)
+        project = connection.execute("SELECT id FROM projects ORDER BY rowid LIMIT 1").fetchone()[0]
+        written = [0]
+
+        def write(title):
+            connection.execute("INSERT INTO items (project_id, title, detail) VALUES (?, ?, ?)",
+                               (project, title, f"written by the cluster test at {time.time():.3f}"))
+            written[0] += 1
+
+        serve = start_primary()
+        replica = start_replica()
+        base = documents(primary_index)
+        wait_for("the replica's first copy", lambda: documents(f"{copy}/copy") == base)
+        print(f"ok: the replica holds the primary's {base} documents")
+
+        # 1. A write on the primary is searchable on the replica.
+        write("Cluster zebra one")
+        wait_for("a write on the primary reaching the replica", lambda: documents(f"{copy}/copy") == base + 1)
+        print("ok: a write on the primary reached the replica")
+
+        # 2. The replica's process killed, writes meanwhile, started again: it catches up.
+        replica.send_signal(signal.SIGKILL)
+        replica.wait()
+        write("Cluster zebra two")
+        write("Cluster zebra three")
+        replica = start_replica()
+        wait_for("the restarted replica catching up", lambda: documents(f"{copy}/copy") == base + written[0])
+        print("ok: a killed replica caught up when started again")
+
+        # 3. The link cut, writes meanwhile: the replica keeps its copy searchable, and catches up once restored.
+        cluster.cut(serve)
+        before = documents(f"{copy}/copy")
+        for index in range(5):
+            write(f"Cluster zebra while cut {index}")
+        time.sleep(max(2.5, 5 * arguments.interval) + 2)
+        if documents(f"{copy}/copy") != before:
+            fail("the replica changed while cut off")
+        with open(os.path.join(work, "replica.log")) as handle:
+            if "cannot copy the index" not in handle.read():
+                fail("the replica did not log the failed copies while cut off")
+        if replica.poll() is not None:
+            fail("the replica exited while cut off")
+        cluster.restore(serve)
+        wait_for("the replica catching up after the link came back", lambda: documents(f"{copy}/copy") == base + written[0])
+        print("ok: a replica cut off kept its copy, logged the failures, and caught up when the link came back")
+
+        # 4. A rebuild on the primary reaches the replica as a full copy, while searches on it keep answering.
+        failures = []
+        searches = [0]
+        stop_searching = threading.Event()
+
+        def search_replica():
+            # As Spotlite's readers do, an open that meets the copy being swapped is tried again once.
+            def answered():
+                result = subprocess.run(["quest", "-d", f"{copy}/copy", "zebra"], capture_output=True, text=True)
+                return result.returncode == 0 and "MSet:" in result.stdout, result.stderr.strip()
+
+            while not stop_searching.is_set():
+                searches[0] += 1
+                ok, said = answered()
+                if not ok:
+                    ok, said = answered()
+                if not ok:
+                    failures.append(said)
+
+        def full_copies():
+            with open(os.path.join(work, "replica.log")) as handle:
+                return handle.read().count("full_copies=1")
+
+        copies_before = full_copies()
+        searcher = threading.Thread(target=search_replica, daemon=True)
+        searcher.start()
+        serve.send_signal(signal.SIGTERM)
+        serve.wait()
+        subprocess.run([binary, "index", "--rebuild"], env=primary_env, check=True, capture_output=True)
+        serve = start_primary()
+        write("Cluster zebra after the rebuild")
+        wait_for("the rebuilt index reaching the replica", lambda: documents(f"{copy}/copy") == base + written[0])
+        wait_for("the replica logging the full copy", lambda: full_copies() > copies_before)
+        stop_searching.set()
+        searcher.join()
+        if failures:
+            fail(f"{len(failures)} of {searches[0]} searches on the replica failed during the rebuild: {failures[0]}")
+        print(f"ok: a rebuild reached the replica as a full copy; {searches[0]} searches on it all answered meanwhile")
+
+        # 5. The lag under a steady writer: each write's commit time, and when its document is in each index.
+        interval = 1 / arguments.rate
+        count = int(arguments.seconds * arguments.rate)
+        start_count = base + written[0]
+        times = []
+        seen = {"primary": {}, "replica": {}}
+        done = threading.Event()
+
+        def watch(name, path):
+            while not done.is_set():
+                now = time.time()
+                number = documents(path)
+                if number is not None:
+                    for index in range(len(seen[name]), number - start_count):
+                        seen[name][index] = now
+                time.sleep(0.005)
+
+        watchers = [threading.Thread(target=watch, args=("primary", primary_index), daemon=True),
+                    threading.Thread(target=watch, args=("replica", f"{copy}/copy"), daemon=True)]
+        for thread in watchers:
+            thread.start()
+        began = time.time()
+        for index in range(count):
+            delay = began + index * interval - time.time()
+            if delay > 0:
+                time.sleep(delay)
+            write(f"Cluster lag {index}")
+            times.append(time.time())
+        wait_for("the replica catching up with the writer", lambda: len(seen["replica"]) >= count, seconds=60)
+        done.set()
+        for thread in watchers:
+            thread.join()
+        rate = count / (times[-1] - began)
+        report = {"writes": count, "rate": round(rate, 1), "interval": arguments.interval,
+                  "namespaces": cluster.isolated}
+        for name in ("primary", "replica"):
+            lags = [(seen[name][index] - times[index]) * 1000 for index in range(count) if index in seen[name]]
+            report[f"{name}_lag_ms_p50"] = round(percentile(lags, 0.5), 1)
+            report[f"{name}_lag_ms_p99"] = round(percentile(lags, 0.99), 1)
+        print("lag: " + json.dumps(report))
+
+        replica.send_signal(signal.SIGTERM)
+        if replica.wait(timeout=30) != 0:
+            fail("the replica did not exit 0 on SIGTERM")
+        serve.send_signal(signal.SIGTERM)
+        if serve.wait(timeout=30) != 0:
+            fail("the primary did not exit 0 on SIGTERM")
+        print("test-cluster: passed")
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        cluster.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
