@@ -62,7 +62,7 @@ public final class IndexPublisher: Service, @unchecked Sendable {
             port = text[text.index(after: colon)...]
         }
         guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }), port.count <= 5,
-            port.allSatisfy(\.isASCII), let number = Int(port), (1...65535).contains(number)
+            port.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int(port), (1...65535).contains(number)
         else { return nil }
         return (String(host), number)
     }
@@ -185,6 +185,12 @@ public final class IndexPublisher: Service, @unchecked Sendable {
             }
         }
     }
+
+    /// The server's process id while it runs (for tests that kill it).
+    var serverProcessID: pid_t? { state.withLock { child?.poll() == nil ? child?.pid : nil } }
+
+    /// The directory the server serves, while it does.
+    var servedDirectory: String? { state.withLock { directory } }
 
     private func removeDirectory() {
         guard let root = state.withLock({ directory }) else { return }

@@ -10,30 +10,6 @@ import Testing
 /// `serve --publish` offers the live index to replicas with Xapian's replication server, and `spotlite replica` keeps
 /// a copy of it with Xapian's replication client: the real binaries, on loopback ports.
 @Suite struct ReplicationTests {
-    /// A socket bound to a loopback port of the kernel's choice (listening if asked), and the port.
-    static func loopbackSocket(listening: Bool) -> (socket: Int32, port: Int) {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(socket, pointer, length)
-                if listening { listen(socket, 1) }
-                return getsockname(socket, pointer, &length)
-            }
-        }
-        return (socket, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
-    /// A loopback port nobody listens on now (bound once by the kernel's choice, then released).
-    static func freePort() -> Int {
-        let (socket, port) = loopbackSocket(listening: false)
-        close(socket)
-        return port
-    }
-
     /// Whether something accepts connections on 127.0.0.1:`port`.
     static func accepts(_ port: Int) -> Bool { (try? HTTPConnection(port: port, timeout: 1))?.close() != nil }
 
@@ -72,7 +48,7 @@ import Testing
     @Test func aReplicaFollowsThePrimaryByChangesetsAndRebuildsByFullCopies() throws {
         let cli = CLI.withSamples()
         let uuid = try #require(cli.statusJSON()["store_uuid"] as? String)
-        let port = Self.freePort()
+        let port = LoopbackPort.free()
         let temporary = cli.directory.file("tmp")
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
         var server = try ServerProcess(
@@ -131,7 +107,7 @@ import Testing
     @Test func aKeptReplicaRetriesThroughAnOutage() throws {
         let cli = CLI.withSamples()
         let uuid = try #require(cli.statusJSON()["store_uuid"] as? String)
-        let port = Self.freePort()
+        let port = LoopbackPort.free()
         var server = try ServerProcess(cli, arguments: ["--publish", "127.0.0.1:\(port)"])
         let into = cli.directory.file("replica")
         let log = cli.directory.file("replica.log")
@@ -190,7 +166,7 @@ import Testing
         expectOneLine(cli("watch", "--publish", "127.0.0.1"), 2, "--publish takes HOST:PORT")
 
         // A port another program holds.
-        let (holder, taken) = Self.loopbackSocket(listening: true)
+        let (holder, taken) = LoopbackPort.socket(listening: true)
         defer { close(holder) }
         expectOneLine(cli("serve", "--publish", "127.0.0.1:\(taken)"), 6, "cannot publish on 127.0.0.1:\(taken)")
         expectOneLine(cli("watch", "--publish", "127.0.0.1:\(taken)"), 6, "cannot publish on 127.0.0.1:\(taken)")
@@ -204,7 +180,7 @@ import Testing
         expectOneLine(
             cli.run(arguments: replica + ["--from", "127.0.0.1:1", "--status"]), 3, "holds no replica of store")
         // Nobody publishes there: the attempt fails, and says so in the replica's status.
-        let nobody = Self.freePort()
+        let nobody = LoopbackPort.free()
         expectOneLine(
             cli.run(arguments: replica + ["--from", "127.0.0.1:\(nobody)", "--once"]), 6, "cannot copy the index")
         let status = cli.run(arguments: replica + ["--from", "127.0.0.1:\(nobody)", "--status"])

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A fresh directory under the system temp directory, removed when the value goes away.
 public final class TemporaryDirectory: @unchecked Sendable {
     public let path: String
@@ -92,4 +96,31 @@ public final class Flag: @unchecked Sendable {
 
     public var isSet: Bool { lock.withLock { value } }
     public func set() { lock.withLock { value = true } }
+}
+
+/// Loopback ports for tests that start servers on fixed ports (Xapian's replication server takes no port 0).
+public enum LoopbackPort {
+    /// A socket bound to a loopback port of the kernel's choice (listening if asked), and the port.
+    public static func socket(listening: Bool) -> (socket: Int32, port: Int) {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(socket, pointer, length)
+                if listening { listen(socket, 1) }
+                return getsockname(socket, pointer, &length)
+            }
+        }
+        return (socket, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// A loopback port nobody listens on now (bound once by the kernel's choice, then released).
+    public static func free() -> Int {
+        let (socket, port) = socket(listening: false)
+        close(socket)
+        return port
+    }
 }
