@@ -288,8 +288,12 @@ public struct ReplicaKeeper: Service {
         self.logger = logger
     }
 
+    /// While copies keep failing the same way, one line says so this often (the first failure is logged at once).
+    static let repeatedFailureLogInterval: Double = 60
+
     public func run() async throws {
         var failing = false
+        var lastLogged: (message: String, at: ContinuousClock.Instant)?
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let (replica, timeout) = (replica, timeout)
             // The client is waited for on a thread of its own: it must outlive the client (`--pdeathsig`), and a
@@ -308,8 +312,17 @@ public struct ReplicaKeeper: Service {
                         metadata: ["full_copies": "\(copy.fullCopies)", "changesets": "\(copy.changesets)"])
                 }
                 failing = false
+                lastLogged = nil
             case .failure(let error):
-                logger.warning("\(error.message); trying again in \(interval) s")
+                // At a short interval an outage would log a line per attempt: the same failure is said once a minute.
+                let now = ContinuousClock.now
+                if let last = lastLogged, last.message == error.message,
+                    now - last.at < .seconds(Self.repeatedFailureLogInterval)
+                {
+                    break
+                }
+                logger.warning("\(error.message); trying again every \(interval) s")
+                lastLogged = (error.message, now)
                 failing = true
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(interval)) }
