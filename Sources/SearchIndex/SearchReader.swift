@@ -12,28 +12,45 @@ public struct SearchHit: Sendable, Equatable {
 /// Sees one committed revision at a time; every call that meets a newer commit reopens and retries on its own,
 /// so readers never fail because a writer moved the index. Not thread-safe: one per thread.
 public final class SearchReader {
-    let database: Database
+    private(set) var database: Database
     /// How many times a call reopens after `DatabaseModifiedError` before giving up.
     static let retries = 5
+    /// Where this reads: one index (``init(path:)``), or several as one (``init(paths:)``).
+    private let paths: [String]
 
     /// Opens the index at `path` (a database directory or one holding a `XAPIANDB` stub).
     ///
     /// A rebuild that swaps the stub and removes the old generation while this reads the stub makes the open
     /// fail with files missing; it is then tried again on the new generation, up to ``retries`` times.
     public init(path: String) throws(SearchIndexError) {
-        let database = try Self.opening { () throws(XapianError) in try Database(path: path) }
-        self.database = database
+        paths = [path]
         isCombined = false
-        codings = [
-            IdentifierCoding(
-                base: try Self.retrying(database) { () throws(XapianError) in
-                    try database.metadata(SearchIndexLayout.identifierBaseKey)
-                })
-        ]
+        (database, codings) = try Self.open([path], combined: false)
+    }
+
+    /// The database at `paths` (one, or several as one) and the identifier coding of each.
+    private static func open(_ paths: [String], combined: Bool) throws(SearchIndexError)
+        -> (Database, [IdentifierCoding])
+    {
+        let database = try Self.opening { () throws(XapianError) in
+            combined ? try Database(paths: paths) : try Database(path: paths[0])
+        }
+        // Each index keeps its own base: read from each, once (a rebuild keeps it: it is its store's).
+        var codings: [IdentifierCoding] = []
+        for part in paths.indices {
+            codings.append(
+                IdentifierCoding(
+                    base: try Self.retrying(database) { () throws(XapianError) in
+                        try combined
+                            ? database.metadata(SearchIndexLayout.identifierBaseKey, part: part)
+                            : database.metadata(SearchIndexLayout.identifierBaseKey)
+                    }))
+        }
+        return (database, codings)
     }
 
     /// How each index read keeps its identifiers (one per index, in the order of ``init(paths:)``).
-    let codings: [IdentifierCoding]
+    private(set) var codings: [IdentifierCoding]
 
     /// `open()`, tried again (up to ``retries`` times) when files vanish under it: a rebuild swapped generations.
     private static func opening(_ open: () throws(XapianError) -> Database) throws(SearchIndexError) -> Database {
@@ -70,19 +87,9 @@ public final class SearchReader {
     /// for a search across stores. Hits that name the same entity (the short form of their identifiers, see
     /// ``IdentifierCoding``) are collapsed to the best ranked. `paths` must not be empty.
     public init(paths: [String]) throws(SearchIndexError) {
-        let database = try Self.opening { () throws(XapianError) in try Database(paths: paths) }
-        self.database = database
+        self.paths = paths
         isCombined = true
-        // Each index keeps its own base: read from each, once (a rebuild keeps it: it is its store's).
-        var codings: [IdentifierCoding] = []
-        for part in paths.indices {
-            codings.append(
-                IdentifierCoding(
-                    base: try Self.retrying(database) { () throws(XapianError) in
-                        try database.metadata(SearchIndexLayout.identifierBaseKey, part: part)
-                    }))
-        }
-        self.codings = codings
+        (database, codings) = try Self.open(paths, combined: true)
     }
 
     /// The coding of the index whose base `identifier` has (the first index's if none): how a query names it.
@@ -95,9 +102,18 @@ public final class SearchReader {
         (codings.indices.contains(hit.shard) ? codings[hit.shard] : .verbatim).identifier(value: hit.data)
     }
 
-    /// Moves to the latest committed revision.
+    /// Moves to the latest committed revision. When the files this read are gone — a replica's copy that Xapian's
+    /// replication client replaced by a full copy (it renames the stub, then removes the old copy), a generation a
+    /// rebuild removed — the index is opened again from its path, as a new reader would.
     public func reopen() throws(SearchIndexError) {
-        try xapian { () throws(XapianError) in _ = try database.reopen() }
+        do {
+            _ = try database.reopen()
+        } catch  where error.kind == .opening {
+            (database, codings) = try Self.open(paths, combined: isCombined)
+            parser = nil
+        } catch {
+            throw SearchIndexError(error)
+        }
     }
 
     /// The parser ``queryParser(clock:)`` keeps.

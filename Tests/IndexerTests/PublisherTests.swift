@@ -41,6 +41,13 @@ import TrackerStore
         #expect(replica.status().cursor.map(String.init) == (try primary.fetchLastClientState()))
         #expect(replica.status().fullCopies == 1)
 
+        // A rebuild on the primary is a new database: it arrives whole, swapped in for the old copy, and a reader
+        // kept open on the replica moves to it on its next reopen.
+        try indexer.rebuild()
+        #expect(try replica.copy(timeout: 5).fullCopies == 1)
+        try copied.reopen()
+        #expect(try copied.fingerprints() == SearchReader(path: indexer.location.root).fingerprints())
+
         // One copier at a time.
         #expect(throws: IndexerError.self) { try replica.lock() }
         // Another store's replica is refused in that directory.
