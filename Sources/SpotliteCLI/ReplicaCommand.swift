@@ -3,6 +3,7 @@ import Foundation
 import Indexer
 import Logging
 import ServiceLifecycle
+import SpotliteJSON
 
 /// `--publish` of `serve` and `watch`: the index they keep live, offered to replicas by Xapian's replication server.
 struct PublishOptions: ParsableArguments {
@@ -156,19 +157,19 @@ struct ReplicaCommand: ParsableCommand {
         let age = status.copiedAt.map { max(0, now.timeIntervalSince($0)) }
         switch format {
         case .json:
-            var object: [String: Any] = [
-                "store_uuid": status.storeID, "from": status.from, "directory": replica.directory,
-                "full_copies": status.fullCopies, "changesets": status.changesets,
+            // Keys whose value is not known yet are left out, as before any copy.
+            let known: [(String, JSON?)] = [
+                ("store_uuid", .string(status.storeID)), ("from", .string(status.from)),
+                ("directory", .string(replica.directory)),
+                ("copied_at", status.copiedAt.map { .string(Self.timestamp($0)) }),
+                ("seconds_since_copy", age.map { .double(($0 * 1000).rounded() / 1000) }),
+                ("attempted_at", status.attemptedAt.map { .string(Self.timestamp($0)) }),
+                ("last_error", status.error.map { .string($0) }), ("cursor", status.cursor.map { .int(Int($0)) }),
+                ("documents", status.documents.map { .int($0) }), ("full_copies", .int(status.fullCopies)),
+                ("changesets", .int(status.changesets)),
             ]
-            if let copiedAt = status.copiedAt { object["copied_at"] = Self.timestamp(copiedAt) }
-            if let age { object["seconds_since_copy"] = (age * 1000).rounded() / 1000 }
-            if let attemptedAt = status.attemptedAt { object["attempted_at"] = Self.timestamp(attemptedAt) }
-            if let error = status.error { object["last_error"] = error }
-            if let cursor = status.cursor { object["cursor"] = cursor }
-            if let documents = status.documents { object["documents"] = documents }
-            let data = try JSONSerialization.data(
-                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-            Output.line(String(decoding: data, as: UTF8.self))
+            let pairs = known.compactMap { key, value in value.map { (key, $0) } }
+            Output.line(JSON.object(pairs).text)
         case .text:
             Output.line("replica of store \(status.storeID) from \(status.from), in \(replica.directory)")
             if let copiedAt = status.copiedAt, let age {
