@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "SpotliteCLI", targets: ["SpotliteCLI"]),
         .library(name: "SpotliteServer", targets: ["SpotliteServer"]),
         .library(name: "SpotliteJSON", targets: ["SpotliteJSON"]),
+        .library(name: "SpotliteRemote", targets: ["SpotliteRemote"]),
         .library(name: "Indexer", targets: ["Indexer"]),
         .library(name: "SearchIndex", targets: ["SearchIndex"]),
         .library(name: "TrackerStore", targets: ["TrackerStore"]),
@@ -80,10 +81,21 @@ let package = Package(
                 .embedInCode("Resources/page.css"),
             ]
         ),
+        // Remote stores: their rows read from another host's `serve` over Spotlite's HTTP API (a small blocking
+        // client on NIO, which the server runs on already). Above Indexer, which knows only its `RowSource` protocol.
+        .target(
+            name: "SpotliteRemote",
+            dependencies: [
+                "Indexer", "SpotliteJSON", "TrackerStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "SpotliteCLI",
             dependencies: [
-                "Indexer", "SpotliteJSON", "SpotliteServer",
+                "Indexer", "SpotliteJSON", "SpotliteServer", "SpotliteRemote",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -121,11 +133,11 @@ let package = Package(
             name: "IndexerTests",
             dependencies: ["Indexer", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        // The server's checks and escaping, in-process.
+        // The server's checks and escaping, in-process; remote stores' client against it.
         .testTarget(
             name: "SpotliteServerTests",
             dependencies: [
-                "SpotliteServer", "Indexer", "SpotliteJSON", "TrackerStore", "TestSupport",
+                "SpotliteServer", "SpotliteRemote", "Indexer", "SpotliteJSON", "TrackerStore", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),

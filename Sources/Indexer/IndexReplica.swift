@@ -150,6 +150,14 @@ public struct IndexReplica: Sendable {
         return try outcome.get()
     }
 
+    /// Records the primary store's newest change, read right after a copy that succeeded: how far behind it the copy
+    /// is (``Status/changesBehind``); nil when it could not be read.
+    public func record(primaryChange: Int64?) {
+        guard var state = ReplicaState.read(statePath) else { return }
+        state.primaryChange = primaryChange
+        state.write(statePath)
+    }
+
     /// A count that stops at `Int.max` rather than overflowing (it is read back from a file anyone may edit).
     static func adding(_ total: Int, _ more: Int) -> Int {
         let (sum, overflow) = total.addingReportingOverflow(more)
@@ -211,13 +219,22 @@ public struct IndexReplica: Sendable {
         /// The store's change the copy covers (the primary's cursor when it committed what was copied).
         public var cursor: Int64?
         public var documents: Int?
+        /// The primary store's newest change right after the last copy that succeeded, when its `serve` was asked.
+        public var primaryChange: Int64?
+
+        /// Changes the primary's store had that the copy lacked, right after the last copy that succeeded.
+        public var changesBehind: Int64? {
+            guard let primaryChange, let cursor else { return nil }
+            return max(0, primaryChange.subtractingReportingOverflow(cursor).partialValue)
+        }
     }
 
     public func status() -> Status {
         let state = ReplicaState.read(statePath)
         var status = Status(
             storeID: storeID, from: "\(host):\(port)", copiedAt: state?.copiedAt, attemptedAt: state?.attemptedAt,
-            error: state?.error, fullCopies: state?.fullCopies ?? 0, changesets: state?.changesets ?? 0)
+            error: state?.error, fullCopies: state?.fullCopies ?? 0, changesets: state?.changesets ?? 0,
+            primaryChange: state?.primaryChange)
         if FileManager.default.fileExists(atPath: copyPath + "/XAPIANDB"),
             let reader = try? SearchReader(path: copyPath)
         {
@@ -235,6 +252,8 @@ struct ReplicaState: Equatable {
     var error: String?
     var fullCopies = 0
     var changesets = 0
+    /// The primary store's newest change, as its `serve` said right after the last copy that succeeded.
+    var primaryChange: Int64?
 
     static func read(_ path: String) -> ReplicaState? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
@@ -249,6 +268,7 @@ struct ReplicaState: Equatable {
             case "error": state.error = value
             case "full_copies": state.fullCopies = Int(value) ?? 0
             case "changesets": state.changesets = Int(value) ?? 0
+            case "primary_change": state.primaryChange = Int64(value)
             default: continue
             }
         }
@@ -262,6 +282,7 @@ struct ReplicaState: Equatable {
         if let error { lines.append("error " + error.replacingOccurrences(of: "\n", with: " ")) }
         lines.append("full_copies \(fullCopies)")
         lines.append("changesets \(changesets)")
+        if let primaryChange { lines.append("primary_change \(primaryChange)") }
         let temporary = path + ".tmp"
         guard (try? IndexLocation.write(Data((lines.joined(separator: "\n") + "\n").utf8), to: temporary)) != nil,
             rename(temporary, path) == 0
@@ -280,13 +301,23 @@ public struct ReplicaKeeper: Service {
     let interval: Double
     let timeout: Int
     let logger: Logger
+    /// Asks the primary for its store's newest change (its `serve`'s `/v1/status`), when its address is known: read
+    /// after each copy, for the replica's lag in changes.
+    let primaryChange: (@Sendable () throws -> Int64)?
 
-    public init(replica: IndexReplica, interval: Double, timeout: Int, logger: Logger) {
+    public init(
+        replica: IndexReplica, interval: Double, timeout: Int, logger: Logger,
+        primaryChange: (@Sendable () throws -> Int64)? = nil
+    ) {
         self.replica = replica
         self.interval = interval
         self.timeout = timeout
         self.logger = logger
+        self.primaryChange = primaryChange
     }
+
+    /// Seconds a copy may wait on a silent connection, unless told.
+    public static let defaultCopyTimeout = 10
 
     /// While copies keep failing the same way, one line says so this often (the first failure is logged at once).
     static let repeatedFailureLogInterval: Double = 60
@@ -295,13 +326,16 @@ public struct ReplicaKeeper: Service {
         var failing = false
         var lastLogged: (message: String, at: ContinuousClock.Instant)?
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let (replica, timeout) = (replica, timeout)
+            let (replica, timeout, primaryChange) = (replica, timeout, primaryChange)
             // The client is waited for on a thread of its own: it must outlive the client (`--pdeathsig`), and a
             // copy may take seconds, which is no work for the concurrency pool's few threads.
             let outcome = await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
-                    continuation.resume(
-                        returning: Result { () throws(IndexerError) in try replica.copy(timeout: timeout) })
+                    let copied = Result { () throws(IndexerError) in try replica.copy(timeout: timeout) }
+                    // The lag is a figure to show, not a condition of the copy: a primary whose serve does not
+                    // answer leaves it unknown.
+                    if case .success = copied, let primaryChange { replica.record(primaryChange: try? primaryChange()) }
+                    continuation.resume(returning: copied)
                 }
             }
             switch outcome {

@@ -18,6 +18,8 @@ public struct IndexerError: Error, CustomStringConvertible, Sendable {
         /// The index path is no place for this store's index: a file, a directory holding other things, the
         /// store's own directory, or another store's index. Nothing there was touched.
         public static let badIndexPath = Code("bad index path")
+        /// A remote store's host did not answer in time, refused, or answered what Spotlite cannot read.
+        public static let remote = Code("remote")
 
         public var description: String { name }
     }

@@ -15,8 +15,24 @@ struct SearchPipeline {
     struct Source {
         /// The store's name in a search across stores; nil in a one-store search.
         var name: String?
-        var indexer: StoreIndexer
+        /// Where its rows are read: the store on this host, or a remote store's `serve`.
+        var rows: any RowSource
+        /// Its index's path, for errors.
+        var indexPath: String
         var fresh: StoreIndexer.FreshReader
+
+        init(name: String?, indexer: StoreIndexer, fresh: StoreIndexer.FreshReader) {
+            self.init(name: name, rows: indexer, indexPath: indexer.location.root, fresh: fresh)
+        }
+
+        init(name: String?, rows: any RowSource, indexPath: String, fresh: StoreIndexer.FreshReader) {
+            self.name = name
+            self.rows = rows
+            self.indexPath = indexPath
+            self.fresh = fresh
+        }
+
+        var storeID: String { rows.storeID }
     }
 
     /// The stores searched, in the set's order (at least one).
@@ -30,8 +46,7 @@ struct SearchPipeline {
     /// How many times a search starts again on a newer revision when a writer moved the index under it.
     static let modifiedRetries = 5
 
-    private var first: StoreIndexer { sources[0].indexer }
-    private var path: String { sources.map(\.indexer.location.root).joined(separator: ", ") }
+    private var path: String { sources.map(\.indexPath).joined(separator: ", ") }
     private var isAcrossStores: Bool { sources.count > 1 || sources[0].name != nil }
 
     /// Parses `text` as `options` say, with `reader`'s parser (whose words wildcards expand to), or without one to
@@ -82,7 +97,7 @@ struct SearchPipeline {
 
     private func runOnce(_ query: SearchQuery) throws(IndexerError) -> SearchOutcome {
         let (shown, results, suggestion, searchedSuggestion) = try match(query)
-        var (hits, dropped) = try resolve(results.hits)
+        var (hits, dropped, failures) = try resolve(results.hits)
         if options.snippets { try addSnippets(to: &hits, from: results, words: StoreIndexer.snippetWords(shown.text)) }
         let behind = sources.compactMap(\.fresh.behind).reduce(0, +)
         let stale = sources.compactMap { source in
@@ -98,7 +113,8 @@ struct SearchPipeline {
             // Across stores, only a rebuild is worth telling: it is why the search took longer.
             catchUp: isAcrossStores
                 ? sources.lazy.compactMap(\.fresh.catchUp).first { $0.rebuildReason != nil } : sources[0].fresh.catchUp,
-            staleReason: stale.isEmpty ? nil : stale.joined(separator: "; "), isAcrossStores: isAcrossStores)
+            staleReason: stale.isEmpty ? nil : stale.joined(separator: "; "), failures: failures,
+            isAcrossStores: isAcrossStores)
     }
 
     /// Matches `query`. Few or no hits: each word the index does not know is corrected on its own (Xapian's nearest
@@ -139,22 +155,35 @@ struct SearchPipeline {
         return changed ? corrected : nil
     }
 
-    /// Resolves hits against the stores, one read per store (a page of items: one statement): each hit is shown
-    /// from the copy modified last among the stores that hold its row (ties: the first in the set's order), and
-    /// says which others hold it. A hit whose own store no longer has its row is dropped: its document goes at the
-    /// next catch-up.
-    func resolve(_ hits: [SearchHit]) throws(IndexerError) -> (hits: [ResolvedHit], dropped: Int) {
+    /// Resolves hits against the stores, one read per store (a page of items: one statement, or one request to a
+    /// remote store's host): each hit is shown from the copy modified last among the stores that hold its row (ties:
+    /// the first in the set's order), and says which others hold it. A hit whose own store no longer has its row is
+    /// dropped: its document goes at the next catch-up. Across stores, a store whose rows cannot be read (a remote
+    /// host down, slow or refusing) is a failure, and its hits are dropped; the others' come back.
+    func resolve(_ hits: [SearchHit]) throws(IndexerError) -> (
+        hits: [ResolvedHit], dropped: Int, failures: [StoreFailure]
+    ) {
         let uris = hits.map { hit in
             (try? TrackerURI(parsing: hit.uniqueIdentifier)).flatMap { uri in
-                sources.contains { $0.indexer.store.uuid == uri.storeID } ? uri : nil
+                sources.contains { $0.storeID == uri.storeID } ? uri : nil
             }
         }
         func ids(_ kind: TrackerURI.Kind) -> [String] { uris.compactMap { $0?.kind == kind ? $0!.entityID : nil } }
-        let rows = try sources.map { source throws(IndexerError) in
-            try indexer(source.indexer.location.root) {
-                try source.indexer.store.entities(items: ids(.item), projects: ids(.project), messages: ids(.message))
+        var failures: [StoreFailure] = []
+        var rows: [[TrackerURI.Kind: [String: StoreEntity]]] = []
+        for source in sources {
+            do {
+                rows.append(
+                    try indexer(source.indexPath) {
+                        try source.rows.entities(items: ids(.item), projects: ids(.project), messages: ids(.message))
+                    })
+            } catch {
+                guard isAcrossStores, let name = source.name else { throw error }
+                failures.append(StoreFailure(store: name, error: error))
+                rows.append([:])
             }
         }
+        let failed = Set(failures.map(\.store))
         let resolved = zip(hits, uris).compactMap { hit, uri -> ResolvedHit? in
             guard let uri else { return nil }
             guard isAcrossStores else {
@@ -163,18 +192,26 @@ struct SearchPipeline {
             // Every store's copy, in the set's order.
             let copies = sources.indices.compactMap { index in rows[index][uri.kind]?[uri.entityID].map { (index, $0) }
             }
-            guard copies.contains(where: { sources[$0.0].indexer.store.uuid == uri.storeID }),
+            // Its own store must hold it; unless that store failed, when another store's copy is shown.
+            let ownFailed = sources.contains { $0.storeID == uri.storeID && failed.contains($0.name ?? "") }
+            guard ownFailed || copies.contains(where: { sources[$0.0].storeID == uri.storeID }),
                 let best = StoreSet.newest(copies, modifiedAt: \.1.modifiedAt)
             else { return nil }
             let (index, entity) = copies[best]
             var resolved = ResolvedHit(
-                uri: TrackerURI(storeID: sources[index].indexer.store.uuid, kind: uri.kind, entityID: uri.entityID),
+                uri: TrackerURI(storeID: sources[index].storeID, kind: uri.kind, entityID: uri.entityID),
                 entity: entity, score: hit.score)
             resolved.store = sources[index].name
             resolved.alsoIn = copies.filter { $0.0 != index }.compactMap { sources[$0.0].name }
             return resolved
         }
-        return (resolved, hits.count - resolved.count)
+        // A failed store's hits are not "dropped" rows: its failure says why they are missing.
+        let resolvedURIs = Set(resolved.map { "\($0.uri.kind)/\($0.uri.entityID)" })
+        let ofFailed = zip(hits, uris).filter { _, uri in
+            guard let uri, !resolvedURIs.contains("\(uri.kind)/\(uri.entityID)") else { return false }
+            return sources.contains { $0.storeID == uri.storeID && failed.contains($0.name ?? "") }
+        }.count
+        return (resolved, hits.count - resolved.count - ofFailed, failures)
     }
 
     /// Gives each hit a snippet of its detail where the query matched (`words` say where to look in a long one).
@@ -195,23 +232,29 @@ struct SearchPipeline {
         let facets = results.facets
         guard !facets.isEmpty else { return [] }
         let names = Dictionary(
-            sources.compactMap { source in source.name.map { (source.indexer.store.uuid, $0) } },
-            uniquingKeysWith: { a, _ in a })
+            sources.compactMap { source in source.name.map { (source.storeID, $0) } }, uniquingKeysWith: { a, _ in a })
         let projectURIs = facets.filter { $0.facet == .project }.flatMap { $0.values.map(\.value) }
             .compactMap { try? TrackerURI(parsing: $0) }
         var titles: [String: String] = [:]
         for source in sources {
-            let store = source.indexer.store
-            let ids = projectURIs.filter { $0.storeID == store.uuid }.map(\.entityID)
+            let ids = projectURIs.filter { $0.storeID == source.storeID }.map(\.entityID)
             guard !ids.isEmpty else { continue }
-            let projects = try indexer(source.indexer.location.root) { try store.read { try $0.projects(ids: ids) } }
-            for (id, project) in projects {
-                titles[TrackerURI(storeID: store.uuid, kind: .project, entityID: id).description] = project.title
+            let projects: [String: String]
+            do {
+                projects = try indexer(source.indexPath) { try source.rows.projectTitles(ids: ids) }
+            } catch {
+                // Across stores, a store that cannot be read is a failure already (``resolve(_:)``): its projects go
+                // unlabelled, and so unlisted.
+                guard isAcrossStores else { throw error }
+                continue
+            }
+            for (id, title) in projects {
+                titles[TrackerURI(storeID: source.storeID, kind: .project, entityID: id).description] = title
             }
         }
         // Stores of equal counts come in the set's order (their UUIDs are random).
         let order = Dictionary(
-            sources.enumerated().map { ($1.indexer.store.uuid, $0) }, uniquingKeysWith: { a, _ in a })
+            sources.enumerated().map { ($1.storeID, $0) }, uniquingKeysWith: { a, _ in a })
         return facets.map { facet, values in
             var counted = FacetCounts(
                 facet: facet,
@@ -233,11 +276,14 @@ struct SearchPipeline {
     /// Project titles the query filters on that no store has, with the nearest titles of any store.
     private func projectSuggestions(for titles: [String]) throws(IndexerError) -> [ProjectSuggestion] {
         guard !titles.isEmpty else { return [] }
-        guard sources.count > 1 else { return try first.projectSuggestions(for: titles) }
+        guard sources.count > 1 else {
+            return try indexer(sources[0].indexPath) { try sources[0].rows.projectSuggestions(for: titles) }
+        }
         var near: [String: [String]] = [:]
         var known = Set<String>()
         for source in sources {
-            let suggestions = try source.indexer.projectSuggestions(for: titles)
+            // A store that cannot be read is a failure already (``resolve(_:)``); the others suggest.
+            guard let suggestions = try? source.rows.projectSuggestions(for: titles) else { continue }
             let typed = Set(suggestions.map(\.typed))
             known.formUnion(titles.filter { !typed.contains($0) })
             for suggestion in suggestions { near[suggestion.typed, default: []] += suggestion.titles }

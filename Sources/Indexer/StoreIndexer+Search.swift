@@ -208,7 +208,7 @@ extension StoreIndexer {
 
     /// For project titles a query filters on that no project has: the nearest titles that exist (by edit distance,
     /// ignoring case and accents), best first.
-    func projectSuggestions(for titles: [String]) throws(IndexerError) -> [ProjectSuggestion] {
+    public func projectSuggestions(for titles: [String]) throws(IndexerError) -> [ProjectSuggestion] {
         guard !titles.isEmpty else { return [] }
         let projects = try indexer(location.root) { try store.read { try $0.allProjectTitles(limit: 100_000) } }
         // Keyed as the filter compares titles, so a title the filter matches is never "near" itself.

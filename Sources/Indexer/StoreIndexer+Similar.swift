@@ -31,7 +31,7 @@ extension StoreIndexer {
             throw IndexerError(error, path: location.root)
         }
         let pipeline = pipeline(fresh, options: options)
-        var (hits, dropped) = try pipeline.resolve(found.results.hits)
+        var (hits, dropped, _) = try pipeline.resolve(found.results.hits)
         if let own = found.selfScore, own > 0 {
             for index in hits.indices { hits[index].likeness = min(1, hits[index].score / own) }
         }

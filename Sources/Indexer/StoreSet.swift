@@ -49,21 +49,64 @@ extension String {
 /// copy with the newest `modified` is shown (ties: the first store in the set's order), and the hit says which
 /// other stores hold it.
 public final class StoreSet: @unchecked Sendable {
+    /// A store of the set, opened: on this host, or remote (a replica of its index here, its rows from its host).
+    public enum Opened: Sendable {
+        case local(StoreIndexer)
+        case remote(RemoteStore)
+
+        public var storeID: String {
+            switch self {
+            case .local(let indexer): indexer.store.uuid
+            case .remote(let remote): remote.storeID
+            }
+        }
+
+        var rows: any RowSource {
+            switch self {
+            case .local(let indexer): indexer
+            case .remote(let remote): remote.rows
+            }
+        }
+
+        /// The row behind `uri`, a URI of this store. Throws ``StoreError/Code-swift.struct/notFound`` when the row
+        /// is gone, and a remote store's host's failure.
+        func entity(for uri: TrackerURI) throws -> StoreEntity {
+            switch self {
+            case .local(let indexer):
+                return try indexer.store.entity(for: uri)
+            case .remote(let remote):
+                func id(_ kind: TrackerURI.Kind) -> [String] { uri.kind == kind ? [uri.entityID] : [] }
+                let rows = try remote.rows.entities(items: id(.item), projects: id(.project), messages: id(.message))
+                guard let entity = rows[uri.kind]?[uri.entityID] else {
+                    throw StoreError(.notFound, "\(uri) is not in its store (deleted, or never there)")
+                }
+                return entity
+            }
+        }
+    }
+
     /// One store of the set: its name, and how to open it (opening may fail: that store is then a failure).
     public struct Member: Sendable {
         public var name: String
-        public var open: @Sendable () throws -> StoreIndexer
+        public var open: @Sendable () throws -> Opened
 
+        /// A store on this host.
         public init(name: String, open: @escaping @Sendable () throws -> StoreIndexer) {
             self.name = name
-            self.open = open
+            self.open = { .local(try open()) }
+        }
+
+        /// A store on this host or a remote one.
+        public init(name: String, opening: @escaping @Sendable () throws -> Opened) {
+            self.name = name
+            self.open = opening
         }
     }
 
     public let members: [Member]
     /// The members opened so far, by position: each is opened once and kept for later searches (one that failed
     /// to open is tried again at the next search). Guarded by `lock`.
-    private var indexers: [Int: StoreIndexer] = [:]
+    private var opened: [Int: Opened] = [:]
     private let lock = NSLock()
     /// Readers kept from one search to the next (each member's, and the combined one with the paths it reads), so a
     /// search reopens them rather than opening them anew. Readers are not thread-safe: one search at a time uses
@@ -76,24 +119,54 @@ public final class StoreSet: @unchecked Sendable {
 
     /// The member at `position`, opened at its first use, and again when its file has gone (a long-lived set, in a
     /// server, would otherwise go on reading a deleted file through its open handle).
-    private func member(at position: Int) throws -> StoreIndexer {
+    private func member(at position: Int) throws -> Opened {
         lock.lock()
         defer { lock.unlock() }
-        if let open = indexers[position] {
-            if FileManager.default.fileExists(atPath: open.store.path) { return open }
-            indexers[position] = nil
+        if let open = opened[position] {
+            guard case .local(let indexer) = open, !FileManager.default.fileExists(atPath: indexer.store.path) else {
+                return open
+            }
+            opened[position] = nil
         }
-        let opened = try members[position].open()
-        indexers[position] = opened
-        return opened
+        let made = try members[position].open()
+        opened[position] = made
+        return made
     }
 
-    /// The member whose store has the UUID `storeID`, with its name; nil when none has (members that fail to open
-    /// are passed over).
+    /// The member on this host whose store has the UUID `storeID`, with its name; nil when none has (members that
+    /// fail to open are passed over).
     public func member(storeID: String) -> (name: String, indexer: StoreIndexer)? {
         for position in members.indices {
-            if let indexer = try? member(at: position), indexer.store.uuid == storeID {
+            if case .local(let indexer)? = try? member(at: position), indexer.store.uuid == storeID {
                 return (members[position].name, indexer)
+            }
+        }
+        return nil
+    }
+
+    /// The remote member whose store has the UUID `storeID`, with its name; nil when none has.
+    public func remoteMember(storeID: String) -> (name: String, store: RemoteStore)? {
+        for position in members.indices {
+            if case .remote(let remote)? = try? member(at: position), remote.storeID == storeID {
+                return (members[position].name, remote)
+            }
+        }
+        return nil
+    }
+
+    /// The remote members, with their names (those that fail to open are passed over).
+    public func remoteMembers() -> [(name: String, store: RemoteStore)] {
+        members.indices.compactMap { position in
+            guard case .remote(let remote)? = try? member(at: position) else { return nil }
+            return (members[position].name, remote)
+        }
+    }
+
+    /// The opened member whose store has the UUID `storeID`, with its name.
+    private func anyMember(storeID: String) -> (name: String, store: Opened)? {
+        for position in members.indices {
+            if let opened = try? member(at: position), opened.storeID == storeID {
+                return (members[position].name, opened)
             }
         }
         return nil
@@ -118,18 +191,17 @@ public final class StoreSet: @unchecked Sendable {
     /// The row behind a URI of one of the set's stores (found by the store UUID inside it), nil when no store of
     /// the set is the URI's (those that fail to open are passed over); with `newestCopy`, the copy modified last
     /// among the set's stores that hold it, and the names of the others. Throws the URI's store's ``StoreError``
-    /// when the row is not there.
-    public func row(for uri: TrackerURI, newestCopy: Bool = false) throws(StoreError) -> (copy: Copy, alsoIn: [String])?
-    {
-        guard let home = member(storeID: uri.storeID) else { return nil }
-        let own = Copy(store: home.name, uri: uri, entity: try home.indexer.store.entity(for: uri))
+    /// when the row is not there, or a remote store's host's failure.
+    public func row(for uri: TrackerURI, newestCopy: Bool = false) throws -> (copy: Copy, alsoIn: [String])? {
+        guard let home = anyMember(storeID: uri.storeID) else { return nil }
+        let own = Copy(store: home.name, uri: uri, entity: try home.store.entity(for: uri))
         guard newestCopy else { return (own, []) }
         let stores = members.indices.compactMap { position in
-            (try? self.member(at: position)).map { (name: self.members[position].name, store: $0.store) }
+            (try? self.member(at: position)).map { (name: self.members[position].name, store: $0) }
         }
         let copies = Array(
             stores.compactMap { other -> Copy? in
-                let copy = TrackerURI(storeID: other.store.uuid, kind: uri.kind, entityID: uri.entityID)
+                let copy = TrackerURI(storeID: other.store.storeID, kind: uri.kind, entityID: uri.entityID)
                 return (try? other.store.entity(for: copy)).map { Copy(store: other.name, uri: copy, entity: $0) }
             })
         guard let best = Self.newest(copies, modifiedAt: \.entity.modifiedAt) else { return (own, []) }
@@ -150,30 +222,46 @@ public final class StoreSet: @unchecked Sendable {
             // catching its index up take: past it, it is a failure (`busy`), and the others answer.
             let started = ContinuousClock.now
             do {
-                let indexer = try self.member(at: position)
-                if let other = seen[indexer.store.uuid] {
+                let store = try self.member(at: position)
+                if let other = seen[store.storeID] {
                     failures.append(
                         StoreFailure(
                             store: member.name, code: "duplicate-store",
                             message:
-                                "store '\(member.name)' is the same store as '\(other)' (\(indexer.store.uuid)); searched once"
+                                "store '\(member.name)' is the same store as '\(other)' (\(store.storeID)); searched once"
                         ))
                     continue
                 }
-                seen[indexer.store.uuid] = member.name
-                // A bad query is the query's fault, not a store's: it fails the whole search, before any index is
-                // caught up.
-                if checked == nil {
-                    checked = try SearchPipeline.parse(text, options: options, reader: nil, path: indexer.location.root)
+                seen[store.storeID] = member.name
+                switch store {
+                case .local(let indexer):
+                    // A bad query is the query's fault, not a store's: it fails the whole search, before any index
+                    // is caught up.
+                    if checked == nil {
+                        checked = try SearchPipeline.parse(
+                            text, options: options, reader: nil, path: indexer.location.root)
+                    }
+                    try indexer.checkLocation()
+                    let waited = ContinuousClock.now - started
+                    let left = max(0.05, TrackerStore.busyTimeout - Double(waited.components.seconds))
+                    let fresh = try indexer.store.withBusyDeadline(left) {
+                        try indexer.freshReader(reusing: readers[position], onLargeBacklog: options.onLargeBacklog)
+                    }
+                    readers[position] = fresh.reader
+                    opened.append(SearchPipeline.Source(name: member.name, indexer: indexer, fresh: fresh))
+                case .remote(let remote):
+                    // A replica is read as copied: `spotlite replica` keeps it current, and says how current it is.
+                    if checked == nil {
+                        checked = try SearchPipeline.parse(
+                            text, options: options, reader: nil, path: remote.replica.copyPath)
+                    }
+                    let reader = try remote.reader(reusing: readers[position])
+                    readers[position] = reader
+                    let fresh = StoreIndexer.FreshReader(reader: reader, staleReason: remote.staleReason())
+                    opened.append(
+                        SearchPipeline.Source(
+                            name: member.name, rows: remote.rows, indexPath: remote.replica.copyPath, fresh: fresh))
                 }
-                try indexer.checkLocation()
-                let waited = ContinuousClock.now - started
-                let left = max(0.05, TrackerStore.busyTimeout - Double(waited.components.seconds))
-                let fresh = try indexer.store.withBusyDeadline(left) {
-                    try indexer.freshReader(reusing: readers[position], onLargeBacklog: options.onLargeBacklog)
-                }
-                readers[position] = fresh.reader
-                opened.append(SearchPipeline.Source(name: member.name, indexer: indexer, fresh: fresh))
             } catch let error as IndexerError where error.code == .querySyntax {
                 throw error
             } catch {
@@ -203,7 +291,7 @@ public final class StoreSet: @unchecked Sendable {
             throw IndexerError(
                 .store, members.isEmpty ? "no stores to search" : "no store could be searched (\(names))")
         }
-        let paths = opened.map(\.indexer.location.root)
+        let paths = opened.map(\.indexPath)
         let combined = try indexer(paths.joined(separator: ", ")) { () throws -> SearchReader in
             if let kept = self.combined, kept.paths == paths, (try? kept.reader.reopen()) != nil { return kept.reader }
             let reader = try SearchReader(paths: paths)
@@ -212,7 +300,7 @@ public final class StoreSet: @unchecked Sendable {
         }
         var outcome = try SearchPipeline(sources: opened, reader: combined, options: options).run(
             text, checked: checked)
-        outcome.failures = failures
+        outcome.failures = failures + outcome.failures
         return outcome
     }
 }

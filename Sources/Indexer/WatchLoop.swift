@@ -110,7 +110,7 @@ final class WatchLoop {
                     // writer back (its failed transaction may have left it unusable), and retry the catch-up.
                     closeIndex()
                     let state =
-                        "the disk is full since \(Self.timestamp(since)) (\(error)); searches get the index as "
+                        "the disk is full since \(Timestamp.string(from: since)) (\(error)); searches get the index as "
                         + "it was; retrying the catch-up every \(Int(pause.rounded(.up))) s"
                     lock.setState(state)
                     logger.error("could not apply changes (attempt \(failures)): \(state)")
@@ -124,7 +124,7 @@ final class WatchLoop {
                     } else {
                         logger.error("could not apply changes (attempt \(failures)): \(error)")
                     }
-                    lock.setState("failing since \(Self.timestamp(since)): \(error); retrying")
+                    lock.setState("failing since \(Timestamp.string(from: since)): \(error); retrying")
                 }
                 if notifier.wait(timeout: pause) == .stopped { break }
                 continue
@@ -167,13 +167,6 @@ final class WatchLoop {
         let updated = try indexer.updateSubscriptions(reader: reader)
         subscriptionsCursor = cursor
         if !updated.isEmpty { options.onSubscriptionEvents?(updated) }
-    }
-
-    /// `2026-11-23T10:00:00Z`.
-    private static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
     }
 
     /// Makes the index directory again after it was removed (`rm -rf`) or moved away under the watcher, takes the

@@ -21,4 +21,10 @@ enum Paths {
         let base = environment("XDG_CACHE_HOME") ?? home + "/.cache"
         return base + "/spotlite/" + storeID
     }
+
+    /// `$XDG_CACHE_HOME/spotlite/replicas/<store-uuid>`: where a replica of another host's index is kept.
+    static func defaultReplica(storeID: String) -> String {
+        let base = environment("XDG_CACHE_HOME") ?? home + "/.cache"
+        return base + "/spotlite/replicas/" + storeID.lowercased()
+    }
 }

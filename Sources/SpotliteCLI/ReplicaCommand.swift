@@ -4,6 +4,7 @@ import Indexer
 import Logging
 import ServiceLifecycle
 import SpotliteJSON
+import SpotliteRemote
 
 /// `--publish` of `serve` and `watch`: the index they keep live, offered to replicas by Xapian's replication server.
 struct PublishOptions: ParsableArguments {
@@ -63,10 +64,16 @@ struct ReplicaCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The publishing host's replication address (its --publish).", valueName: "host:port"))
-    var from: String
+    @Option(
+        help: ArgumentHelp(
+            "The publishing host's replication address (its --publish); a remote store's name gives it.",
+            valueName: "host:port"))
+    var from: String?
 
-    @Option(help: ArgumentHelp("The UUID of the store whose index to copy.", valueName: "uuid"))
+    @Option(
+        help: ArgumentHelp(
+            "The UUID of the store whose index to copy, or the name of a remote store (`stores add --serve`).",
+            valueName: "uuid|name"))
     var store: String
 
     @Option(
@@ -78,7 +85,7 @@ struct ReplicaCommand: ParsableCommand {
     var interval: Double = 5
 
     @Option(help: ArgumentHelp("Seconds a copy may wait on a silent connection before it fails.", valueName: "seconds"))
-    var timeout: Int = 10
+    var timeout: Int = ReplicaKeeper.defaultCopyTimeout
 
     @Flag(help: "Copy once, then exit.")
     var once = false
@@ -92,14 +99,29 @@ struct ReplicaCommand: ParsableCommand {
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
+    /// Whether --store is a UUID (else the name of a remote store).
+    var storeIsUUID: Bool { UUID(uuidString: store)?.uuidString.lowercased() == store.lowercased() }
+
     func validate() throws {
-        if IndexPublisher.parseAddress(from) == nil {
-            throw ValidationError(
-                "--from takes HOST:PORT with a port from 1 to 65535, e.g. 10.0.0.2:7701, not '\(from)'")
-        }
-        guard let uuid = UUID(uuidString: store), uuid.uuidString.lowercased() == store.lowercased() else {
-            throw ValidationError(
-                "--store takes a store's UUID (`spotlite status` prints it on the primary), not '\(store)'")
+        if storeIsUUID {
+            guard let from else {
+                throw ValidationError(
+                    "--store \(store) needs --from HOST:PORT, the primary's --publish (or name a remote store)")
+            }
+            if IndexPublisher.parseAddress(from) == nil {
+                throw ValidationError(
+                    "--from takes HOST:PORT with a port from 1 to 65535, e.g. 10.0.0.2:7701, not '\(from)'")
+            }
+        } else {
+            if StoreCatalog.nameProblem(store) != nil {
+                throw ValidationError(
+                    "--store takes a store's UUID (`spotlite status` prints it on the primary) or a remote store's "
+                        + "name, not '\(store)'")
+            }
+            if from != nil || into != nil {
+                throw ValidationError(
+                    "--from and --into come from the remote store '\(store)'; give its UUID to set them")
+            }
         }
         if !(interval >= 0.1 && interval <= 86_400) {
             throw ValidationError("--interval takes seconds from 0.1 to 86400")
@@ -108,16 +130,25 @@ struct ReplicaCommand: ParsableCommand {
         if once && status { throw ValidationError("--once and --status do not go together") }
     }
 
-    var replica: IndexReplica {
-        let (host, port) = IndexPublisher.parseAddress(from) ?? (from, 0)
-        let uuid = store.lowercased()
-        let base = Paths.environment("XDG_CACHE_HOME") ?? Paths.home + "/.cache"
-        return IndexReplica(
-            directory: into ?? base + "/spotlite/replicas/" + uuid, host: host, port: port, storeID: uuid)
+    /// The replica to keep, and for a remote store the entry naming it (whose `serve` says how far behind it is).
+    func target() throws -> (replica: IndexReplica, entry: StoreCatalog.Entry?) {
+        if storeIsUUID, let from, let (host, port) = IndexPublisher.parseAddress(from) {
+            let uuid = store.lowercased()
+            let directory = into ?? Paths.defaultReplica(storeID: uuid)
+            return (IndexReplica(directory: directory, host: host, port: port, storeID: uuid), nil)
+        }
+        let catalog = try StoreCatalog.load()
+        guard let entry = catalog.entry(named: store), let replica = entry.replica else {
+            let remote = catalog.entries.filter(\.isRemote).map(\.name).joined(separator: ", ")
+            throw CLIError(
+                "no remote store named '\(store)'\(remote.isEmpty ? "" : " (remote: \(remote))"); "
+                    + "`spotlite stores add NAME --serve URL --publish HOST:PORT` names one", status: .usage)
+        }
+        return (replica, entry)
     }
 
     func run() throws {
-        let replica = replica
+        let (replica, entry) = try target()
         if status {
             try running { try printStatus(replica) }
             return
@@ -131,15 +162,21 @@ struct ReplicaCommand: ParsableCommand {
         if once {
             let copy = try running { try replica.copy(timeout: timeout) }
             let cursor = replica.status().cursor.map { ", cursor \($0)" } ?? ""
+            if let primaryChange = try entry?.primaryChange() { replica.record(primaryChange: try? primaryChange()) }
             Output.line(
-                "copied store \(replica.storeID) from \(from) into \(replica.directory): \(copy.fullCopies) full "
-                    + "copies, \(copy.changesets) changesets\(cursor)")
+                "copied store \(replica.storeID) from \(replica.host):\(replica.port) into \(replica.directory): "
+                    + "\(copy.fullCopies) full copies, \(copy.changesets) changesets\(cursor)")
             return
         }
         logger.info(
             "keeping a replica",
-            metadata: ["from": "\(from)", "store": "\(replica.storeID)", "into": "\(replica.directory)"])
-        let keeper = ReplicaKeeper(replica: replica, interval: interval, timeout: timeout, logger: logger)
+            metadata: [
+                "from": "\(replica.host):\(replica.port)", "store": "\(replica.storeID)",
+                "into": "\(replica.directory)",
+            ])
+        let keeper = ReplicaKeeper(
+            replica: replica, interval: interval, timeout: timeout, logger: logger,
+            primaryChange: try entry?.primaryChange())
         let group = ServiceGroup(
             configuration: .init(
                 services: [keeper], gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
@@ -149,7 +186,7 @@ struct ReplicaCommand: ParsableCommand {
     func printStatus(_ replica: IndexReplica) throws {
         guard replica.exists else {
             throw CLIError(
-                "\(replica.directory) holds no replica of store \(replica.storeID); `spotlite replica --from \(from) --store \(replica.storeID)` makes one",
+                "\(replica.directory) holds no replica of store \(replica.storeID); `spotlite replica --store \(store)\(from.map { " --from \($0)" } ?? "")` makes one",
                 status: .notFound)
         }
         let status = replica.status()
@@ -157,37 +194,66 @@ struct ReplicaCommand: ParsableCommand {
         let age = status.copiedAt.map { max(0, now.timeIntervalSince($0)) }
         switch format {
         case .json:
-            // Keys whose value is not known yet are left out, as before any copy.
-            let known: [(String, JSON?)] = [
-                ("store_uuid", .string(status.storeID)), ("from", .string(status.from)),
-                ("directory", .string(replica.directory)),
-                ("copied_at", status.copiedAt.map { .string(Self.timestamp($0)) }),
-                ("seconds_since_copy", age.map { .double(($0 * 1000).rounded() / 1000) }),
-                ("attempted_at", status.attemptedAt.map { .string(Self.timestamp($0)) }),
-                ("last_error", status.error.map { .string($0) }), ("cursor", status.cursor.map { .int(Int($0)) }),
-                ("documents", status.documents.map { .int($0) }), ("full_copies", .int(status.fullCopies)),
-                ("changesets", .int(status.changesets)),
-            ]
-            let pairs = known.compactMap { key, value in value.map { (key, $0) } }
-            Output.line(JSON.object(pairs).text)
+            Output.line(StatusJSON.replica(status, directory: replica.directory, now: now).text)
         case .text:
             Output.line("replica of store \(status.storeID) from \(status.from), in \(replica.directory)")
             if let copiedAt = status.copiedAt, let age {
-                Output.line("last copy: \(Self.timestamp(copiedAt)) (\(String(format: "%.1f", age)) s ago)")
+                Output.line("last copy: \(StatusJSON.timestamp(copiedAt)) (\(String(format: "%.1f", age)) s ago)")
             } else {
                 Output.line("last copy: none yet")
             }
             if let cursor = status.cursor, let documents = status.documents {
                 Output.line("copy: \(documents) documents, store change \(cursor)")
             }
+            if let behind = status.changesBehind, let primary = status.primaryChange {
+                Output.line("behind the primary: \(behind) changes (its store was at change \(primary) after the copy)")
+            }
             Output.line("received: \(status.fullCopies) full copies, \(status.changesets) changesets")
             if let error = status.error { Output.line("last attempt failed: \(error)") }
         }
     }
+}
 
-    static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+extension StoreCatalog.Entry {
+    /// For a remote store, how to ask its `serve` for its store's newest change (the replica's lag); nil for a store
+    /// on this host.
+    func primaryChange() throws -> (@Sendable () throws -> Int64)? {
+        guard let serve = serve.flatMap(ServeURL.parse) else { return nil }
+        let (token, timeout) = (try token(), timeout ?? Self.defaultTimeout)
+        return { try RemoteStatus.fetch(serve, token: token, timeout: timeout).lastChange }
+    }
+}
+
+extension [StoreCatalog.Entry] {
+    /// Keepers of the remote stores' replicas among these entries, each at its entry's interval, and the locks they
+    /// hold (kept while they run). A replica another process keeps already (`spotlite replica`, a `watch`) is left to
+    /// it when `leaveKept`, else it is an error.
+    func replicaKeepers(logger: Logger, leaveKept: Bool) throws -> (services: [any Service], locks: [AnyObject]) {
+        var services: [any Service] = []
+        var locks: [AnyObject] = []
+        for entry in self {
+            guard let replica = entry.replica else { continue }
+            var logger = logger
+            logger[metadataKey: "store_name"] = "\(entry.name)"
+            try replica.claim()
+            guard let lock = try Self.lock(replica, leaveKept: leaveKept, logger: logger) else { continue }
+            locks.append(lock)
+            services.append(
+                ReplicaKeeper(
+                    replica: replica, interval: entry.interval ?? StoreCatalog.Entry.defaultInterval,
+                    timeout: ReplicaKeeper.defaultCopyTimeout, logger: logger, primaryChange: try entry.primaryChange())
+            )
+        }
+        return (services, locks)
+    }
+
+    /// `replica`'s lock, or nil (logged) when another process holds it and `leaveKept`.
+    private static func lock(_ replica: IndexReplica, leaveKept: Bool, logger: Logger) throws -> AnyObject? {
+        let result = Result { () throws(IndexerError) in try replica.lock() }
+        if case .failure(let error) = result, error.code == .locked, leaveKept {
+            logger.info("\(error.message); its copy is searched as that process keeps it")
+            return nil
+        }
+        return try result.get()
     }
 }

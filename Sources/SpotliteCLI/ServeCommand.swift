@@ -119,24 +119,33 @@ struct ServeCommand: ParsableCommand {
         server.subscriptionLimits.maximumRows = maxSubscriptionRows
         server.subscriptionLimits.maximumRowsInTotal = maxSubscriptionRowsTotal
         if let stores {
-            server.stores =
-                StoreCatalog.storeSet(try StoreCatalog.load().select(stores, defaultStore: options.storePath)).members
+            server.stores = StoreCatalog.storeSet(try selectedStores(stores)).members
         }
-        if let tokenFile {
-            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
-                throw CLIError("cannot read --token-file \(tokenFile); put the token on its first line", status: .usage)
-            }
-            let token =
-                text.split(whereSeparator: \.isNewline).first.map(String.init)?
-                .trimmingCharacters(in: .whitespaces) ?? ""
-            guard token.count >= 16 else {
-                throw CLIError(
-                    "the token in \(tokenFile) is shorter than 16 characters; use a long random one "
-                        + "(e.g. `openssl rand -hex 32 > \(tokenFile)`)", status: .usage)
-            }
-            server.token = token
-        }
+        if let tokenFile { server.token = try Self.token(in: tokenFile, option: "--token-file") }
         return server
+    }
+
+    func selectedStores(_ selection: String) throws -> [StoreCatalog.Entry] {
+        try StoreCatalog.load().select(selection, defaultStore: options.storePath)
+    }
+
+    /// The bearer token on the first line of `path` (at most 4 KiB read), at least 16 characters long; `option`
+    /// names where the path was given, for the error.
+    static func token(in path: String, option: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CLIError("cannot read \(option) \(path); put the token on its first line", status: .usage)
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: 4_096)) ?? Data()
+        let text = String(decoding: data, as: UTF8.self)
+        let token =
+            text.split(whereSeparator: \.isNewline).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard token.count >= 16 else {
+            throw CLIError(
+                "the token in \(path) (\(option)) is shorter than 16 characters; use a long random one "
+                    + "(e.g. `openssl rand -hex 32 > \(path)`)", status: .usage)
+        }
+        return token
     }
 
     func run() throws {
@@ -148,6 +157,12 @@ struct ServeCommand: ParsableCommand {
         }
         let publisher = try publishing.startPublisher(storeID: storeID, indexPath: index, logger: logger)
         defer { publisher?.stop() }
+        // The remote stores of --stores are kept current here, unless another process keeps them already.
+        let keepers = try running {
+            try stores.map { try selectedStores($0) }?.replicaKeepers(logger: logger, leaveKept: true)
+        }
+        defer { withExtendedLifetime(keepers?.locks) {} }
+        let services = (publisher.map { [$0] } ?? []) + (keepers?.services ?? [])
         let served = try running {
             do {
                 return try SpotliteServer(storePath: store, indexPath: index, options: server, logger: logger)
@@ -159,7 +174,7 @@ struct ServeCommand: ParsableCommand {
         defer { address.remove() }
         try running {
             try blockOn {
-                try await served.run(services: publisher.map { [$0] } ?? []) { url in
+                try await served.run(services: services) { url in
                     address.write(url)
                     logger.info("listening on \(url)", metadata: ["store": "\(store)", "index": "\(index)"])
                 }

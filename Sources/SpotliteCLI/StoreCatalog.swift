@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Indexer
 import SpotliteJSON
+import SpotliteRemote
 import TOMLKit
 import TrackerStore
 
@@ -22,13 +23,51 @@ enum StoreRole: String, Codable, CaseIterable, ExpressibleByArgument, Sendable {
 /// role = "shared"
 /// ```
 ///
+/// A remote store (`stores add NAME --serve URL --publish HOST:PORT`) is kept on another host: its `path` is the
+/// directory of its index's replica here, and it names the host's `serve`, its replication address and the store:
+///
+/// ```toml
+/// [[stores]]
+/// name = "team"
+/// path = "/home/me/.cache/spotlite/replicas/0b7…"
+/// role = "shared"
+/// serve = "http://10.0.0.2:8080"
+/// publish = "10.0.0.2:7701"
+/// uuid = "0b7…"
+/// timeout = 2.0          # seconds a request to its serve may take (default 2)
+/// interval = 5.0         # seconds between two copies, when `watch --stores` keeps the replica (default 5)
+/// token_file = "/home/me/.config/spotlite/team.token"   # its serve's bearer token, if it has one
+/// ```
+///
 /// The order of the entries is the order of `stores list`, which breaks ties between copies of one item. The
 /// default store (`--store`, `$SPOTLITE_STORE`, the XDG data directory) needs no entry: it is `default`.
 struct StoreCatalog {
     struct Entry: Codable, Equatable {
         var name: String
+        /// The store file; for a remote store, the directory of its replica.
         var path: String
         var role: StoreRole
+        /// A remote store's host's `serve` (`http://HOST:PORT`).
+        var serve: String?
+        /// A remote store's host's replication address (its `--publish`).
+        var publish: String?
+        /// A remote store's UUID.
+        var uuid: String?
+        var timeout: Double?
+        var interval: Double?
+        var tokenFile: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name, path, role, serve, publish, uuid, timeout, interval
+            case tokenFile = "token_file"
+        }
+
+        var isRemote: Bool { serve != nil }
+
+        /// Seconds a request to a remote store's `serve` may take, unless the entry says.
+        static let defaultTimeout = 2.0
+        /// Seconds between two copies of a remote store's index, unless the entry says.
+        static let defaultInterval = 5.0
     }
 
     /// The file's shape: an array of tables, so the order is kept.
@@ -83,7 +122,9 @@ struct StoreCatalog {
         var catalog = StoreCatalog(entries: file.stores ?? [])
         var names = Set<String>()
         for entry in catalog.entries {
-            if let problem = Self.nameProblem(entry.name) { throw CLIError("\(path): \(problem)", status: .usage) }
+            if let problem = Self.nameProblem(entry.name) ?? Self.remoteProblem(entry) {
+                throw CLIError("\(path): \(problem)", status: .usage)
+            }
             guard names.insert(entry.name).inserted else {
                 throw CLIError("\(path) names the store '\(entry.name)' twice; remove one", status: .usage)
             }
@@ -93,6 +134,7 @@ struct StoreCatalog {
         catalog.entries = catalog.entries.map { entry in
             var entry = entry
             entry.path = Self.absolute(entry.path, relativeTo: directory)
+            entry.tokenFile = entry.tokenFile.map { Self.absolute($0, relativeTo: directory) }
             return entry
         }
         return catalog
@@ -140,6 +182,35 @@ struct StoreCatalog {
         return (full as NSString).standardizingPath
     }
 
+    /// Why `entry`'s remote keys are wrong, or nil: a remote store needs `serve`, `publish` and `uuid`, all valid.
+    static func remoteProblem(_ entry: Entry) -> String? {
+        let keys = [entry.serve, entry.publish, entry.uuid]
+        let extras = entry.timeout != nil || entry.interval != nil || entry.tokenFile != nil
+        guard keys.contains(where: { $0 != nil }) || extras else { return nil }
+        let name = entry.name
+        guard let serve = entry.serve, let publish = entry.publish, let uuid = entry.uuid else {
+            return
+                "store '\(name)' is remote only with all of serve, publish and uuid (`spotlite stores add` writes them)"
+        }
+        if ServeURL.parse(serve) == nil {
+            return "store '\(name)': serve is http://HOST:PORT, not '\(VisibleText.escaped(serve))'"
+        }
+        if IndexPublisher.parseAddress(publish) == nil {
+            return
+                "store '\(name)': publish is HOST:PORT with a port from 1 to 65535, not '\(VisibleText.escaped(publish))'"
+        }
+        if UUID(uuidString: uuid)?.uuidString.lowercased() != uuid.lowercased() {
+            return "store '\(name)': uuid is a store's UUID, not '\(VisibleText.escaped(uuid))'"
+        }
+        if let timeout = entry.timeout, !(timeout >= 0.1 && timeout <= 600) {
+            return "store '\(name)': timeout is seconds from 0.1 to 600"
+        }
+        if let interval = entry.interval, !(interval >= 0.1 && interval <= 86_400) {
+            return "store '\(name)': interval is seconds from 0.1 to 86400"
+        }
+        return nil
+    }
+
     /// The same file, however it is written (symbolic links resolved where the file exists).
     static func sameFile(_ a: String, _ b: String) -> Bool {
         func canonical(_ path: String) -> String {
@@ -153,7 +224,7 @@ struct StoreCatalog {
 
     /// The public store at `path`, if the catalog names one there.
     func publicEntry(at path: String) -> Entry? {
-        entries.first { $0.role == .public && Self.sameFile($0.path, path) }
+        entries.first { !$0.isRemote && $0.role == .public && Self.sameFile($0.path, path) }
     }
 
     /// The stores `selection` names (`all`, or names separated by commas), in the catalog's order with `default`
@@ -190,7 +261,7 @@ struct StoreCatalog {
 
     /// The default store (when it exists and no entry names its file), then every named store: what `all` means.
     func everyStore(defaultStore: String) -> [Entry] {
-        let listed = entries.contains { Self.sameFile($0.path, defaultStore) }
+        let listed = entries.contains { !$0.isRemote && Self.sameFile($0.path, defaultStore) }
         let includeDefault = !listed && FileManager.default.fileExists(atPath: defaultStore)
         return (includeDefault ? [Self.defaultEntry(defaultStore)] : []) + entries
     }
@@ -200,10 +271,11 @@ struct StoreCatalog {
     static func storeSet(_ entries: [Entry], readOnly: Bool = false, forReading: Bool = false) -> StoreSet {
         StoreSet(
             members: entries.map { entry in
-                StoreSet.Member(name: entry.name) {
+                StoreSet.Member(name: entry.name) { () throws -> StoreSet.Opened in
+                    if let remote = try entry.remoteStore() { return .remote(remote) }
                     let store = try TrackerStore.open(
                         at: entry.path, readOnly: readOnly || entry.role == .public, forReading: forReading)
-                    return StoreIndexer(store: store, indexPath: Paths.defaultIndex(storeID: store.uuid))
+                    return .local(StoreIndexer(store: store, indexPath: Paths.defaultIndex(storeID: store.uuid)))
                 }
             })
     }
@@ -241,5 +313,27 @@ final class StoreRouter {
                     + "`spotlite stores add NAME PATH` names it", status: .foreignStore)
         }
         return (found.copy.uri, found.copy.entity, found.copy.store, found.alsoIn)
+    }
+}
+
+extension StoreCatalog.Entry {
+    /// The replica of a remote store's index, kept in its `path`; nil for a store on this host.
+    var replica: IndexReplica? {
+        guard let publish, let uuid, let (host, port) = IndexPublisher.parseAddress(publish) else { return nil }
+        return IndexReplica(directory: path, host: host, port: port, storeID: uuid.lowercased())
+    }
+
+    /// Its `serve`'s bearer token, read from `token_file`; nil without one.
+    func token() throws -> String? {
+        try tokenFile.map { try ServeCommand.token(in: $0, option: "token_file of store '\(name)'") }
+    }
+
+    /// A remote store as a search reads it: its replica here, its rows from its host's `serve`; nil for a store on
+    /// this host.
+    func remoteStore() throws -> RemoteStore? {
+        guard let replica, let serve = serve.flatMap(ServeURL.parse) else { return nil }
+        let rows = RemoteRows(
+            storeID: replica.storeID, serve: serve, token: try token(), timeout: timeout ?? Self.defaultTimeout)
+        return RemoteStore(replica: replica, rows: rows, pages: serve.description)
     }
 }

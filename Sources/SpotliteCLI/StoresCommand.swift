@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Indexer
 import SpotliteJSON
+import SpotliteRemote
 import TrackerStore
 
 /// `spotlite stores`: the named stores that `search --stores`, `resolve` and `watch --stores` take together.
@@ -19,37 +21,100 @@ struct StoresCommand: ParsableCommand {
 
 struct StoresAddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "add", abstract: "Name a store file (it must be a Spotlite store); a name given again is moved.")
+        commandName: "add",
+        abstract: "Name a store file (it must be a Spotlite store), or a remote store; a name given again is moved.",
+        discussion: """
+            A remote store is kept on another host: `stores add NAME --serve http://HOST:PORT --publish HOST:PORT` \
+            asks that host's `serve` which store it serves, and names it here. Its index is a replica in PATH \
+            (default: $XDG_CACHE_HOME/spotlite/replicas/<uuid>), kept by `spotlite replica --store NAME` or \
+            `spotlite watch --stores`; its rows come from its `serve`.
+            """)
 
     @Argument(help: "The store's name: letters, digits, '-', '_' or '.'.")
     var name: String
 
-    @Argument(help: "The store file (SQLite).")
-    var path: String
+    @Argument(help: "The store file (SQLite); for a remote store, the directory of its replica.")
+    var path: String?
 
     @Option(help: "private, shared or public (public: Spotlite never writes to it).")
-    var role: StoreRole = .private
+    var role: StoreRole?
+
+    @Option(help: ArgumentHelp("A remote store: its host's `spotlite serve`.", valueName: "http://host:port"))
+    var serve: String?
+
+    @Option(
+        help: ArgumentHelp("A remote store: its host's replication address (its --publish).", valueName: "host:port"))
+    var publish: String?
+
+    @Option(help: ArgumentHelp("A remote store: a file holding its serve's bearer token.", valueName: "path"))
+    var tokenFile: String?
+
+    @Option(help: ArgumentHelp("A remote store: seconds a request to its serve may take.", valueName: "seconds"))
+    var timeout: Double?
 
     func validate() throws {
         if let problem = StoreCatalog.nameProblem(name) { throw ValidationError(problem) }
+        if serve == nil && publish == nil {
+            if path == nil { throw ValidationError("give the store file, or --serve and --publish for a remote store") }
+            if tokenFile != nil || timeout != nil {
+                throw ValidationError("--token-file and --timeout are for a remote store (--serve, --publish)")
+            }
+            return
+        }
+        guard let serve, let publish else { throw ValidationError("a remote store needs both --serve and --publish") }
+        if ServeURL.parse(serve) == nil {
+            throw ValidationError("--serve takes http://HOST:PORT, e.g. http://10.0.0.2:8080, not '\(serve)'")
+        }
+        if IndexPublisher.parseAddress(publish) == nil {
+            throw ValidationError("--publish takes HOST:PORT with a port from 1 to 65535, not '\(publish)'")
+        }
+        if let timeout, !(timeout >= 0.1 && timeout <= 600) {
+            throw ValidationError("--timeout takes seconds from 0.1 to 600")
+        }
     }
 
     func run() throws {
         var catalog = try StoreCatalog.load()
-        let absolute = StoreCatalog.absolute(path)
-        // Nothing is written to a store here, not even a migration: it is only named.
-        let store = try running { try TrackerStore.open(at: absolute, readOnly: true) }
-        if let other = catalog.entries.first(where: { $0.name != name && StoreCatalog.sameFile($0.path, absolute) }) {
-            throw CLIError("\(absolute) is already named '\(other.name)'; remove that name first", status: .usage)
+        let entry = try serve == nil ? localEntry(catalog) : remoteEntry()
+        if let other = catalog.entries.first(where: {
+            $0.name != name && $0.isRemote == entry.isRemote && StoreCatalog.sameFile($0.path, entry.path)
+        }) {
+            throw CLIError("\(entry.path) is already named '\(other.name)'; remove that name first", status: .usage)
         }
-        let entry = StoreCatalog.Entry(name: name, path: absolute, role: role)
         if let index = catalog.entries.firstIndex(where: { $0.name == name }) {
             catalog.entries[index] = entry
         } else {
             catalog.entries.append(entry)
         }
         try catalog.save()
-        Output.line("\(name)\t\(role.rawValue)\t\(absolute)\ttracker://\(store.uuid)")
+    }
+
+    func localEntry(_ catalog: StoreCatalog) throws -> StoreCatalog.Entry {
+        let absolute = StoreCatalog.absolute(path ?? "")
+        // Nothing is written to a store here, not even a migration: it is only named.
+        let store = try running { try TrackerStore.open(at: absolute, readOnly: true) }
+        let role = role ?? .private
+        defer { Output.line("\(name)\t\(role.rawValue)\t\(absolute)\ttracker://\(store.uuid)") }
+        return StoreCatalog.Entry(name: name, path: absolute, role: role)
+    }
+
+    func remoteEntry() throws -> StoreCatalog.Entry {
+        guard let serve, let address = ServeURL.parse(serve), let publish else {
+            throw CLIError("a remote store needs --serve and --publish", status: .usage)
+        }
+        var entry = StoreCatalog.Entry(
+            name: name, path: "", role: role ?? .shared, serve: address.description, publish: publish,
+            timeout: timeout, tokenFile: tokenFile.map { StoreCatalog.absolute($0) })
+        // Which store it is: its serve says (and so proves it answers, with the token if one is needed).
+        let status = try running {
+            try RemoteStatus.fetch(
+                address, token: try entry.token(), timeout: timeout ?? StoreCatalog.Entry.defaultTimeout)
+        }
+        entry.uuid = status.storeID
+        entry.path = path.map { StoreCatalog.absolute($0) } ?? Paths.defaultReplica(storeID: status.storeID)
+        Output.line(
+            "\(name)\t\(entry.role.rawValue)\t\(address)\ttracker://\(status.storeID)\treplica in \(entry.path)")
+        return entry
     }
 }
 
@@ -70,7 +135,14 @@ struct StoresListCommand: ParsableCommand {
             rows.insert(StoreCatalog.Entry(name: StoreCatalog.defaultName, path: defaultPath, role: .private), at: 0)
         }
         // The UUID of each store that opens, and why not for those that do not.
+        let now = Date()
         let states: [(uuid: String?, problem: String?)] = rows.map { row in
+            if let replica = row.replica {
+                guard FileManager.default.fileExists(atPath: replica.copyPath + "/XAPIANDB") else {
+                    return (replica.storeID, "no copy yet; `spotlite replica --store \(row.name)` makes it")
+                }
+                return (replica.storeID, replica.status().error.map { "the last copy failed: \($0)" })
+            }
             // Nothing at all there is "missing"; anything else (a loop of symbolic links, a link to nothing, a file
             // that cannot be read) is named by the error opening it gives.
             var status = stat()
@@ -90,12 +162,23 @@ struct StoresListCommand: ParsableCommand {
                         "stores",
                         .array(
                             zip(rows, states).map { row, state in
-                                .object([
-                                    ("name", .string(row.name)), ("path", .string(row.path)),
-                                    ("role", .string(row.role.rawValue)),
-                                    ("uuid", state.uuid.map { .string($0) } ?? .null),
-                                    ("problem", state.problem.map { .string($0) } ?? .null),
-                                ])
+                                .object(
+                                    [
+                                        ("name", .string(row.name)), ("path", .string(row.path)),
+                                        ("role", .string(row.role.rawValue)),
+                                        ("uuid", state.uuid.map { .string($0) } ?? .null),
+                                        ("problem", state.problem.map { .string($0) } ?? .null),
+                                    ]
+                                        + (row.replica.map { replica in
+                                            [
+                                                ("serve", .string(row.serve ?? "")),
+                                                (
+                                                    "replica",
+                                                    StatusJSON.replica(
+                                                        replica.status(), directory: replica.directory, now: now)
+                                                ),
+                                            ]
+                                        } ?? []))
                             })
                     ),
                 ]).text)
@@ -103,7 +186,15 @@ struct StoresListCommand: ParsableCommand {
         }
         let width = rows.map(\.name.count).max() ?? 7
         for (row, state) in zip(rows, states) {
-            let status = state.uuid.map { "tracker://\($0)" } ?? "(\(state.problem ?? "unreadable"))"
+            var status = state.uuid.map { "tracker://\($0)" } ?? "(\(state.problem ?? "unreadable"))"
+            if let replica = row.replica, let serve = row.serve {
+                // A remote store: where its rows come from, and how far behind its copy is.
+                let copy = replica.status()
+                let age = copy.copiedAt.map { "copied \(String(format: "%.1f", now.timeIntervalSince($0))) s ago" }
+                let behind = copy.changesBehind.map { "\($0) changes behind" }
+                let lag = [age, behind].compactMap { $0 }.joined(separator: ", ")
+                status += "  remote \(serve)" + (state.problem.map { " (\($0))" } ?? (lag.isEmpty ? "" : " (\(lag))"))
+            }
             Output.line(
                 row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
                     + row.role.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0) + "  " + row.path + "  "

@@ -18,7 +18,9 @@ struct WatchCommand: ParsableCommand {
             refuses with a warning, and prunes applied changes from the store's change log beyond --keep-log. \
             One watcher per index: while it runs, `spotlite index` and searches wait for it instead of writing. \
             With --stores, one process keeps the index of each named store live; a store that fails (missing, \
-            locked, another watcher on it) is logged and retried with a growing pause while the others go on. \
+            locked, another watcher on it) is logged and retried with a growing pause while the others go on. A \
+            remote store's replica is kept current instead, as `spotlite replica --store NAME` would, every \
+            `interval` seconds of its entry. \
             Logs go to stderr.
             """
     )
@@ -66,8 +68,16 @@ struct WatchCommand: ParsableCommand {
         watchOptions.logRetention = Int64(keepLog)
         var watchers: [IndexWatcher]
         var services: [any Service] = []
+        // The replicas' locks, held while their keepers run.
+        var locks: [AnyObject] = []
+        defer { withExtendedLifetime(locks) {} }
         if let stores {
-            let entries = try running { try StoreCatalog.load().select(stores, defaultStore: options.storePath) }
+            let selected = try running { try StoreCatalog.load().select(stores, defaultStore: options.storePath) }
+            // A remote store's index is kept by copying its host's: one keeper per replica, at its interval.
+            let keepers = try running { try selected.replicaKeepers(logger: logger, leaveKept: false) }
+            services += keepers.services
+            locks += keepers.locks
+            let entries = selected.filter { !$0.isRemote }
             watchers = entries.map { entry in
                 var logger = logger
                 logger[metadataKey: "store_name"] = "\(entry.name)"

@@ -29,7 +29,7 @@ public enum ErrorCode: Int32, Sendable, CaseIterable {
             if let storeError = error.storeError { return classify(storeError) }
             switch error.code {
             case .querySyntax, .badIndexPath: return (.usage, error.message)
-            case .store: return (.store, error.message)
+            case .store, .remote: return (.store, error.message)
             default: return (.index, error.message)
             }
         case let error as SearchIndexError:

@@ -138,3 +138,83 @@ public enum EntityJSON {
         return .object(pairs)
     }
 }
+
+extension EntityJSON {
+    /// The row of one of `POST /v1/resolve`'s results, as ``json(_:uri:store:alsoIn:)`` wrote it: its URI and row,
+    /// or nil for what is not a row of that shape (a result that is an error is not a row). What the reference of
+    /// a project or an item does not carry (a project's detail, color and dates; an item's detail) is left empty.
+    public static func decode(_ value: JSONValue) -> (uri: TrackerURI, entity: StoreEntity)? {
+        guard case .object(let fields) = value, let uri = uriField(fields["uri"]),
+            case .string(let kind)? = fields["kind"],
+            let id = string(fields["id"]), id == uri.entityID
+        else { return nil }
+        switch kind {
+        case "item":
+            guard uri.kind == .item, let project = projectReference(fields["project"], storeID: uri.storeID),
+                let title = string(fields["title"]), let detail = string(fields["detail"]),
+                case .number(let priority)? = fields["priority"], let priorityValue = Int(exactly: priority),
+                case .bool(let completed)? = fields["completed"], let created = string(fields["created"]),
+                let modified = string(fields["modified"])
+            else { return nil }
+            let item = Item(
+                id: id, projectID: project.id, title: title, detail: detail, priority: priorityValue,
+                isCompleted: completed, createdAt: created, modifiedAt: modified)
+            return (uri, .item(item, project: project))
+        case "message":
+            guard uri.kind == .message, let project = projectReference(fields["project"], storeID: uri.storeID),
+                let author = string(fields["author"]), let text = string(fields["text"]),
+                let created = string(fields["created"]), let modified = string(fields["modified"])
+            else { return nil }
+            var item: Item?
+            switch fields["item"] {
+            case nil, .null?: item = nil
+            case let reference?:
+                guard let (itemURI, title) = self.reference(reference, kind: .item, storeID: uri.storeID) else {
+                    return nil
+                }
+                item = Item(
+                    id: itemURI.entityID, projectID: project.id, title: title, createdAt: "", modifiedAt: "")
+            }
+            let parent: Message.Parent = item.map { .item(id: $0.id) } ?? .project(id: project.id)
+            let message = Message(
+                id: id, parent: parent, author: author, text: text, createdAt: created, modifiedAt: modified)
+            return (uri, .message(message, project: project, item: item))
+        case "project":
+            guard uri.kind == .project, let title = string(fields["title"]), let detail = string(fields["detail"]),
+                let color = string(fields["color"]), case .bool(let closed)? = fields["closed"],
+                let created = string(fields["created"]), let modified = string(fields["modified"])
+            else { return nil }
+            return (
+                uri,
+                .project(
+                    Project(
+                        id: id, title: title, detail: detail, color: color, isClosed: closed, createdAt: created,
+                        modifiedAt: modified))
+            )
+        default:
+            return nil
+        }
+    }
+
+    private static func string(_ value: JSONValue?) -> String? {
+        if case .string(let text)? = value { return text }
+        return nil
+    }
+
+    private static func uriField(_ value: JSONValue?) -> TrackerURI? {
+        string(value).flatMap { try? TrackerURI(parsing: $0) }
+    }
+
+    /// A `{"uri": …, "title": …}` reference to a row of `kind` in the store `storeID`.
+    private static func reference(_ value: JSONValue, kind: TrackerURI.Kind, storeID: String) -> (TrackerURI, String)? {
+        guard case .object(let fields) = value, let uri = uriField(fields["uri"]), uri.kind == kind,
+            uri.storeID == storeID, let title = string(fields["title"])
+        else { return nil }
+        return (uri, title)
+    }
+
+    private static func projectReference(_ value: JSONValue?, storeID: String) -> Project? {
+        guard let value, let (uri, title) = reference(value, kind: .project, storeID: storeID) else { return nil }
+        return Project(id: uri.entityID, title: title, createdAt: "", modifiedAt: "")
+    }
+}

@@ -27,7 +27,22 @@ struct APIRoutes: Sendable {
         router.post("/v1/resolve") { request, _ in try await resolve(request) }
         router.get("/v1/status") { _, _ in
             let status = try await backend.run { try backend.reader.status() }
-            return Self.json(StatusJSON.status(status))
+            guard case .object(var pairs) = StatusJSON.status(status) else {
+                return Self.json(StatusJSON.status(status))
+            }
+            // A server of remote stores (`--stores`) says how far behind their primaries its replicas are.
+            let replicas = backend.replicaStatus(options)
+            if !replicas.isEmpty {
+                pairs.append(
+                    (
+                        "replicas",
+                        .array(
+                            replicas.map { name, replica, status in
+                                StatusJSON.replica(status, directory: replica.directory, store: name)
+                            })
+                    ))
+            }
+            return Self.json(.object(pairs))
         }
         router.get("/v1/subscriptions") { _, _ in
             let storeID = backend.storeID
@@ -316,6 +331,14 @@ extension Backend {
     func allStores(_ options: ServerOptions) -> StoreSet? {
         guard !options.stores.isEmpty else { return nil }
         return storeSet(key: options.stores.map(\.name).joined(separator: ",")) { StoreSet(members: options.stores) }
+    }
+
+    /// Each remote store of `serve --stores`, with its replica's state.
+    func replicaStatus(_ options: ServerOptions) -> [(name: String, replica: IndexReplica, status: IndexReplica.Status)]
+    {
+        (allStores(options)?.remoteMembers() ?? []).map { name, remote in
+            (name, remote.replica, remote.replica.status())
+        }
     }
 
     /// The row of `kind` whose UUID the path's `{uuid}` gives (the API's `/v1/items/{uuid}`, the page's

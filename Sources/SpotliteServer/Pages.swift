@@ -44,6 +44,14 @@ struct Pages: Sendable {
     /// A row's page; a row that is not there (deleted, a malformed id) is a page saying so, with the status.
     func page(_ kind: TrackerURI.Kind, _ request: Request, _ context: ServerContext) async throws -> Response {
         let back = Self.searchAddress(request.uri.queryParameters["back"].map(String.init))
+        // A remote store's row has its page on its own host: the browser is sent there.
+        if let storeID = request.uri.queryParameters["store"].map(String.init), storeID != backend.storeID,
+            let pages = backend.allStores(options)?.remoteMember(storeID: storeID)?.store.pages,
+            let id = (try? context.parameters.require("uuid")).flatMap(UUID.init(uuidString:))
+        {
+            return Response(
+                status: .seeOther, headers: [.location: pages + rowPagePath(kind, id.uuidString.lowercased())])
+        }
         do {
             return try await rowPage(kind, back: back, in: try source(request), context)
         } catch {

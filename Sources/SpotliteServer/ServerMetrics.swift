@@ -42,6 +42,24 @@ final class ServerMetrics: Sendable {
         behind.set(Double(changes ?? 0))
     }
 
+    /// A remote store's replica: seconds since its last copy, changes it lacked after it, whether the last attempt
+    /// failed.
+    func setReplica(store: String, secondsSinceCopy: Double?, changesBehind: Int64?, failing: Bool) {
+        let labels = [("store", store)]
+        registry.makeGauge(
+            name: "spotlite_replica_seconds_since_copy", labels: labels,
+            help: "Seconds since a remote store's replica last copied its primary's index (-1: never)."
+        ).set(secondsSinceCopy ?? -1)
+        registry.makeGauge(
+            name: "spotlite_replica_changes_behind", labels: labels,
+            help: "Changes a remote store's primary had that its replica lacked after the last copy (-1: unknown)."
+        ).set(Double(changesBehind ?? -1))
+        registry.makeGauge(
+            name: "spotlite_replica_failing", labels: labels,
+            help: "1 when a remote store's replica's last copy failed."
+        ).set(failing ? 1.0 : 0.0)
+    }
+
     func streamOpened() { streams.increment() }
     func streamClosed() { streams.decrement() }
     func eventsSent(_ count: Int) { events.increment(by: Int64(count)) }

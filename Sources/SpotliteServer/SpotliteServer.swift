@@ -83,9 +83,15 @@ public final class SpotliteServer: Sendable {
         let streams = EventStreams(backend: backend, hub: hub, metrics: metrics, options: options)
         APIRoutes(backend: backend, options: options, streams: streams, sessions: sessions).register(on: routes)
         Pages(backend: backend, options: options).register(on: routes)
-        routes.get("/metrics") { [backend] _, _ in
+        routes.get("/metrics") { [backend, options] _, _ in
             let status = try? await backend.run { try backend.reader.status() }
             metrics.setIndex(documents: status?.indexedDocuments, behind: status?.changesBehind)
+            let now = Date()
+            for (name, _, replica) in (try? await backend.run { backend.replicaStatus(options) }) ?? [] {
+                metrics.setReplica(
+                    store: name, secondsSinceCopy: replica.copiedAt.map { max(0, now.timeIntervalSince($0)) },
+                    changesBehind: replica.changesBehind, failing: replica.error != nil)
+            }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text)))

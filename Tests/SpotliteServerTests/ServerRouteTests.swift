@@ -41,9 +41,10 @@ enum SampleFixture {
 @Suite struct ServerRouteTests {
     let directory = TemporaryDirectory("server")
 
-    /// A server on a fresh copy of the samples, with `options` (changed by `configure`), and its application.
+    /// A server on a fresh copy of the samples, with `options` (changed by `configure`), and its application; in
+    /// process (`.router`), or listening on a loopback port (`.live`).
     func withServer(
-        _ configure: (inout ServerOptions) -> Void = { _ in },
+        testing: TestingSetup = .router, _ configure: (inout ServerOptions) -> Void = { _ in },
         _ test: @escaping @Sendable (any TestClientProtocol, SpotliteServer) async throws -> Void
     ) async throws {
         let (store, index) = try SampleFixture.copy(into: directory)
@@ -59,7 +60,7 @@ enum SampleFixture {
         let parts = try server.makeParts()
         let application = server.makeApplication(
             parts, services: [parts.live, StreamCloser(hub: parts.hub)], onListening: { _ in })
-        try await application.test(.router) { client in try await test(client, server) }
+        try await application.test(testing) { client in try await test(client, server) }
     }
 
     static func json(_ buffer: ByteBuffer) throws -> [String: Any] {
