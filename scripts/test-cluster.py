@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""make test-cluster: a primary and a replica host on this machine, checked end to end.
+"""make test-cluster: a primary, a replica host and a search host on this machine, checked end to end.
 
-The hosts are network namespaces joined by a veth pair, with private addresses of their own (nothing is routed
-outside): the primary runs `spotlite serve --publish`, the replica host `spotlite replica`. Nothing crosses between
-them but Xapian's replication protocol (and the test reads the replica's files, as its own host's tools would).
-Where namespaces cannot be made (not root, no `ip`), it says so and runs the same checks over loopback, with a
-stopped replication server standing in for a cut link.
+The hosts are network namespaces joined to the primary by veth pairs, with private addresses of their own (nothing
+is routed outside): the primary runs `spotlite serve --publish`, the replica host `spotlite replica`, the search
+host `spotlite serve --stores all` over a local store and a remote one (the primary's: a replica of its index, its
+rows from the primary's serve). Nothing crosses between hosts but Xapian's replication protocol and Spotlite's HTTP
+API (and the test reads the replica's files, as its own host's tools would). Where namespaces cannot be made (not
+root, no `ip`), it says so and runs the same checks over loopback, with a stopped process standing in for a cut
+link.
 
 Checks: a write on the primary is searchable on the replica within the interval; killing the replica's process,
 or cutting its link, and restoring it loses nothing and it catches up; a rebuild on the primary reaches the replica
-as a full copy while searches on the replica keep answering. Measures the replica's lag (write committed on the
+as a full copy while searches on the replica keep answering; the remote store answers on the search host as the
+primary does for the same revision; a search across the local and the remote store while the primary is cut off
+returns the local hits and names the failure within the timeout. Measures the replica's lag (write committed on the
 primary's store -> its document in the replica's copy) under a writer at --rate changes per second, p50 and p99,
-beside the primary's own index lag.
+beside the primary's own index lag, and what resolving a remote store's rows adds to a search on the search host.
 
 Usage: scripts/test-cluster.py BINARY [--rate 50] [--seconds 20] [--interval 0.1]
 """
@@ -40,7 +44,7 @@ def fail(message):
 
 
 class Cluster:
-    """Two hosts: namespaces joined by a veth pair, or this host's loopback."""
+    """Three hosts: namespaces joined to the primary by veth pairs, or this host's loopback."""
 
     def __init__(self, work):
         self.work = work
@@ -51,14 +55,19 @@ class Cluster:
         if not self.isolated:
             print("test-cluster: network namespaces cannot be made here (needs root and iproute2); the same checks run "
                   "over loopback, a stopped replication server standing in for a cut link")
-            self.primary_address = self.replica_address = "127.0.0.1"
+            self.primary_address = self.replica_address = self.search_address = "127.0.0.1"
             self.http_port, self.publish_port = free_port(), free_port()
+        self.search_port = 7710 if self.isolated else free_port()
 
     def _make_namespaces(self):
         subnet = random.randint(16, 250)
         self.primary_ns, self.replica_ns = f"slc{self.tag}p", f"slc{self.tag}r"
         self.primary_link, self.replica_link = f"slc{self.tag}a", f"slc{self.tag}b"
         self.primary_address, self.replica_address = f"10.254.{subnet}.1", f"10.254.{subnet}.2"
+        # The search host has a link of its own to the primary, and reaches the primary's address through it.
+        self.search_ns = f"slc{self.tag}s"
+        self.primary_search_link, self.search_link = f"slc{self.tag}c", f"slc{self.tag}d"
+        self.primary_search_address, self.search_address = f"10.254.{subnet}.5", f"10.254.{subnet}.6"
         self.http_port, self.publish_port = 7700, 7701
         steps = [
             ["ip", "netns", "add", self.primary_ns],
@@ -72,6 +81,18 @@ class Cluster:
             ["ip", "-n", self.replica_ns, "link", "set", self.replica_link, "up"],
             ["ip", "-n", self.primary_ns, "link", "set", "lo", "up"],
             ["ip", "-n", self.replica_ns, "link", "set", "lo", "up"],
+            ["ip", "netns", "add", self.search_ns],
+            ["ip", "link", "add", self.primary_search_link, "type", "veth", "peer", "name", self.search_link],
+            ["ip", "link", "set", self.primary_search_link, "netns", self.primary_ns],
+            ["ip", "link", "set", self.search_link, "netns", self.search_ns],
+            ["ip", "-n", self.primary_ns, "addr", "add", f"{self.primary_search_address}/30", "dev",
+             self.primary_search_link],
+            ["ip", "-n", self.search_ns, "addr", "add", f"{self.search_address}/30", "dev", self.search_link],
+            ["ip", "-n", self.primary_ns, "link", "set", self.primary_search_link, "up"],
+            ["ip", "-n", self.search_ns, "link", "set", self.search_link, "up"],
+            ["ip", "-n", self.search_ns, "link", "set", "lo", "up"],
+            ["ip", "-n", self.search_ns, "route", "add", f"{self.primary_address}/32", "via",
+             self.primary_search_address],
         ]
         for step in steps:
             result = subprocess.run(step, capture_output=True, text=True)
@@ -81,14 +102,28 @@ class Cluster:
                 return False
             if step[:3] == ["ip", "netns", "add"]:
                 self.namespaces.append(step[3])
-        print(f"test-cluster: hosts are network namespaces {self.primary_ns} ({self.primary_address}) and "
-              f"{self.replica_ns} ({self.replica_address}), joined by a veth pair")
+        print(f"test-cluster: hosts are network namespaces {self.primary_ns} ({self.primary_address}), "
+              f"{self.replica_ns} ({self.replica_address}) and {self.search_ns} ({self.search_address}), each joined "
+              "to the primary by a veth pair")
         return True
 
     def command(self, host, argv):
         if not self.isolated:
             return argv
-        return ["ip", "netns", "exec", self.primary_ns if host == "primary" else self.replica_ns] + argv
+        namespace = {"primary": self.primary_ns, "replica": self.replica_ns, "search": self.search_ns}[host]
+        return ["ip", "netns", "exec", namespace] + argv
+
+    def cut_search_host(self, primary_serve, cut):
+        """Cuts the search host off the primary (its link down), or stops the primary's serve on loopback."""
+        if self.isolated:
+            state = "down" if cut else "up"
+            subprocess.run(["ip", "-n", self.search_ns, "link", "set", self.search_link, state], check=True)
+            if not cut:
+                # The route through the link went with it.
+                subprocess.run(["ip", "-n", self.search_ns, "route", "replace", f"{self.primary_address}/32", "via",
+                                self.primary_search_address], check=True)
+        else:
+            primary_serve.send_signal(signal.SIGSTOP if cut else signal.SIGCONT)
 
     def cut(self, primary_serve):
         """Cuts the replica host off the primary (its link down), or stops the replication server on loopback."""
@@ -228,6 +263,27 @@ def main():
 
         serve = start_primary()
         replica = start_replica()
+
+        # The search host: a store of its own, and the primary's as a remote store its serve keeps a replica of.
+        search_env = dict(os.environ, XDG_DATA_HOME=f"{work}/search/data", XDG_CACHE_HOME=f"{work}/search/cache",
+                          XDG_CONFIG_HOME=f"{work}/search/config")
+
+        def on_search_host(argv, check=True):
+            result = subprocess.run(cluster.command("search", [binary] + argv), env=search_env, capture_output=True,
+                                    text=True)
+            if check and result.returncode != 0:
+                fail(f"spotlite {' '.join(argv)} on the search host: {result.stderr.strip()}")
+            return result
+
+        for argv in (["init"], ["add", "project", "Harbour"],
+                     ["add", "item", "--project", "Harbour", "Cluster zebra at the quay"]):
+            on_search_host(argv)
+        on_search_host(["stores", "add", "team", "--serve", f"http://{cluster.primary_address}:{cluster.http_port}",
+                        "--publish", f"{cluster.primary_address}:{cluster.publish_port}", "--token-file", token,
+                        "--timeout", "2", "--interval", str(arguments.interval)])
+        search_serve = start("search", [binary, "serve", "--stores", "all", "--listen",
+                                        f"127.0.0.1:{cluster.search_port}"], "search.log", search_env)
+        search_copy = f"{work}/search/cache/spotlite/replicas/{uuid}/copy"
         base = documents(primary_index)
         wait_for("the replica's first copy", lambda: documents(f"{copy}/copy") == base)
         print(f"ok: the replica holds the primary's {base} documents")
@@ -342,6 +398,75 @@ def main():
             report[f"{name}_lag_ms_p50"] = round(percentile(lags, 0.5), 1)
             report[f"{name}_lag_ms_p99"] = round(percentile(lags, 0.99), 1)
         print("lag: " + json.dumps(report))
+
+        # 6. The search host's remote store answers as the primary does, at the same revision.
+        wait_for("the search host's replica catching up", lambda: documents(search_copy) == documents(primary_index))
+
+        def ranking(run, query):
+            result = run(["search", query, "--format", "json", "--limit", "100"])
+            return [(hit["uri"], hit["title"], hit["score"]) for hit in json.loads(result.stdout)["hits"]]
+
+        def on_primary(argv):
+            return subprocess.run(cluster.command("primary", [binary] + argv), env=primary_env, capture_output=True,
+                                  text=True, check=True)
+
+        for query in ("zebra", "tap", "kind:item -lag", "title:cluster OR boat"):
+            remote = ranking(lambda argv: on_search_host(argv[:1] + ["--stores", "team"] + argv[1:]), query)
+            if not remote or remote != ranking(on_primary, query):
+                fail(f"the search host's remote store did not answer '{query}' as the primary does")
+        print("ok: the search host's remote store answers as the primary does")
+
+        # 7. What resolving a remote store's rows adds: the search host's POST /v1/resolve of a page of 20 rows to
+        # the primary's serve, and its own searches of the remote store and of its local one.
+        page = [hit["uri"] for hit in json.loads(on_primary(["search", "cluster", "--format", "json", "--limit",
+                                                            "20"]).stdout)["hits"]]
+        probe = f"""
+import json, statistics, time, urllib.request
+def timed(url, body=None, token=None, count=60):
+    times = []
+    for _ in range(count):
+        request = urllib.request.Request(url, data=body, headers={{"Content-Type": "application/json"}})
+        if token:
+            request.add_header("Authorization", "Bearer " + token)
+        began = time.perf_counter()
+        urllib.request.urlopen(request, timeout=10).read()
+        times.append((time.perf_counter() - began) * 1000)
+    return round(statistics.median(times), 2)
+uris = {json.dumps(page)}
+token = open({json.dumps(token)}).read().strip()
+search = "http://127.0.0.1:{cluster.search_port}/v1/search?q=zebra&limit=20&stores="
+print(json.dumps({{
+    "resolve_20_ms_p50": timed("http://{cluster.primary_address}:{cluster.http_port}/v1/resolve",
+                               json.dumps({{"uris": uris}}).encode(), token),
+    "search_remote_ms_p50": timed(search + "team"),
+    "search_local_ms_p50": timed(search + "default"),
+}}))
+"""
+        measured = subprocess.run(cluster.command("search", [sys.executable, "-c", probe]), capture_output=True,
+                                  text=True)
+        if measured.returncode != 0:
+            fail("measuring resolution on the search host: " + measured.stderr.strip()[-2000:])
+        print("resolution: " + measured.stdout.strip())
+
+        # 8. The primary cut off from the search host: a search across both stores returns the local hits and
+        # names the remote store's failure, within its timeout.
+        cluster.cut_search_host(serve, cut=True)
+        began = time.time()
+        result = on_search_host(["search", "--stores", "all", "zebra", "--format", "json"], check=False)
+        waited = time.time() - began
+        cluster.cut_search_host(serve, cut=False)
+        outcome = json.loads(result.stdout or "{}")
+        stores = {hit.get("store") for hit in outcome.get("hits", [])}
+        failures = outcome.get("failures", [])
+        if stores != {"default"} or [failure["store"] for failure in failures] != ["team"]:
+            fail(f"a search across stores with the primary cut off answered {result.stdout[:2000]} {result.stderr}")
+        if waited > 2 + 5:
+            fail(f"the search with the primary cut off took {waited:.1f} s, past the 2 s timeout")
+        print(f"ok: with the primary cut off, the search host answered with its local hits in {waited:.1f} s and "
+              f"named the failure: {failures[0]['message']}")
+        search_serve.send_signal(signal.SIGTERM)
+        if search_serve.wait(timeout=30) != 0:
+            fail("the search host's serve did not exit 0 on SIGTERM")
 
         replica.send_signal(signal.SIGTERM)
         if replica.wait(timeout=30) != 0:

@@ -52,12 +52,19 @@ struct StoresAddCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A remote store: seconds a request to its serve may take.", valueName: "seconds"))
     var timeout: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "A remote store: seconds between two copies when `watch` or `serve` keeps its replica.",
+            valueName: "seconds"))
+    var interval: Double?
+
     func validate() throws {
         if let problem = StoreCatalog.nameProblem(name) { throw ValidationError(problem) }
         if serve == nil && publish == nil {
             if path == nil { throw ValidationError("give the store file, or --serve and --publish for a remote store") }
-            if tokenFile != nil || timeout != nil {
-                throw ValidationError("--token-file and --timeout are for a remote store (--serve, --publish)")
+            if tokenFile != nil || timeout != nil || interval != nil {
+                throw ValidationError(
+                    "--token-file, --timeout and --interval are for a remote store (--serve, --publish)")
             }
             return
         }
@@ -70,6 +77,9 @@ struct StoresAddCommand: ParsableCommand {
         }
         if let timeout, !(timeout >= 0.1 && timeout <= 600) {
             throw ValidationError("--timeout takes seconds from 0.1 to 600")
+        }
+        if let interval, !(interval >= 0.1 && interval <= 86_400) {
+            throw ValidationError("--interval takes seconds from 0.1 to 86400")
         }
     }
 
@@ -104,7 +114,7 @@ struct StoresAddCommand: ParsableCommand {
         }
         var entry = StoreCatalog.Entry(
             name: name, path: "", role: role ?? .shared, serve: address.description, publish: publish,
-            timeout: timeout, tokenFile: tokenFile.map { StoreCatalog.absolute($0) })
+            timeout: timeout, interval: interval, tokenFile: tokenFile.map { StoreCatalog.absolute($0) })
         // Which store it is: its serve says (and so proves it answers, with the token if one is needed).
         let status = try running {
             try RemoteStatus.fetch(

@@ -189,11 +189,21 @@ struct APIRoutes: Sendable {
         // A server started with --stores resolves URIs of those stores too, each in the store its UUID names.
         let others = backend.allStores(options)
         let results = try await backend.run { () -> [JSON] in
-            texts.map { text in
+            // The server's own rows in one read (a remote store's page of hits is one request: one read here).
+            let parsed = texts.map { try? TrackerURI(parsing: $0) }
+            func ids(_ kind: TrackerURI.Kind) -> [String] {
+                parsed.compactMap { $0?.storeID == store.uuid && $0?.kind == kind ? $0?.entityID : nil }
+            }
+            let own = try? store.entities(items: ids(.item), projects: ids(.project), messages: ids(.message))
+            return zip(texts, parsed).map { text, parsed in
                 do {
-                    let uri = try TrackerURI(parsing: text)
+                    let uri = try parsed ?? TrackerURI(parsing: text)
                     if uri.storeID != store.uuid, let found = try others?.row(for: uri) {
                         return EntityJSON.json(found.copy.entity, uri: uri)
+                    }
+                    if uri.storeID == store.uuid, let own {
+                        guard let entity = own[uri.kind]?[uri.entityID] else { throw TrackerStore.notFound(uri) }
+                        return EntityJSON.json(entity, uri: uri)
                     }
                     return EntityJSON.json(try store.entity(for: uri), uri: uri)
                 } catch {

@@ -56,8 +56,13 @@ extension TrackerStore {
                 return try reader.message(id: uri.entityID).flatMap { try reader.entity(of: $0) }
             }
         }
-        guard let found else { throw StoreError(.notFound, "\(uri) is not in this store (deleted, or never there)") }
+        guard let found else { throw Self.notFound(uri) }
         return found
+    }
+
+    /// The error of a URI of this store whose row is not there.
+    public static func notFound(_ uri: TrackerURI) -> StoreError {
+        StoreError(.notFound, "\(uri) is not in this store (deleted, or never there)")
     }
 
     /// Finds a project by its URI or by its title (ignoring case).

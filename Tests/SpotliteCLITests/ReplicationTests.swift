@@ -102,6 +102,84 @@ import Testing
         #expect(server.stop() == 0)
     }
 
+    /// What a search prints that a replica must answer as its primary does: each hit's URI, title and score.
+    static func ranking(_ cli: CLI, _ arguments: [String]) -> [String] {
+        let json = cli.json(cli.run(arguments: ["search"] + arguments + ["--format", "json", "--limit", "100"]))
+        let hits = (json as? [String: Any])?["hits"] as? [[String: Any]] ?? []
+        return hits.map { "\($0["uri"] ?? "") \($0["title"] ?? "") \($0["score"] ?? "")" }
+    }
+
+    /// A search host: its own store, and a remote one (`stores add --serve --publish`) whose index it copies and
+    /// whose rows its primary's `serve` gives. The remote store answers as its primary does; searched with the local
+    /// one, both stores' hits come back; with its primary stopped, the local hits come back and the remote store is
+    /// named as a failure, within its timeout.
+    @Test func aRemoteStoreAnswersAsItsPrimaryAndItsHostDownIsAFailure() throws {
+        let primary = CLI.withSamples()
+        let uuid = try #require(primary.statusJSON()["store_uuid"] as? String)
+        let publish = LoopbackPort.free()
+        let server = try ServerProcess(primary, arguments: ["--publish", "127.0.0.1:\(publish)"])
+        let project = primary("search", "kind:project", "--format", "ids").stdoutLines.first ?? ""
+        #expect(primary("add", "item", "--project", project, "Zebra crossing repainted").status == 0)
+
+        let host = CLI()
+        #expect(host("init").status == 0)
+        #expect(host("add", "project", "Harbour").status == 0)
+        #expect(host("add", "item", "--project", "Harbour", "Zebra crossing at the quay").status == 0)
+        let added = host(
+            "stores", "add", "team", "--serve", "http://127.0.0.1:\(server.port)", "--publish",
+            "127.0.0.1:\(publish)", "--timeout", "2")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("tracker://\(uuid)"), "\(added.stdout)")
+
+        // No copy yet: the remote store is a failure that says what makes one; the local store answers.
+        let before = try #require(
+            host.json(host("search", "--stores", "all", "zebra", "--format", "json")) as? [String: Any])
+        let waiting = before["failures"] as? [[String: Any]] ?? []
+        #expect(waiting.first?["store"] as? String == "team")
+        #expect((waiting.first?["message"] as? String)?.contains("spotlite replica") == true, "\(waiting)")
+
+        #expect(Self.waitForPrimary(primary, toFind: "repainted"))
+        let copied = host("replica", "--store", "team", "--once")
+        #expect(copied.status == 0, "\(copied.stderr)")
+        // The same index, so the same ranking: every hit, title and score as the primary's own search gives them.
+        for query in ["tap", "zebra", "kind:item -tap", "\"leaking tap\"", "title:zebra OR boat"] {
+            let remote = Self.ranking(host, ["--stores", "team", query])
+            #expect(!remote.isEmpty || query == "\"leaking tap\"")
+            #expect(remote == Self.ranking(primary, [query]), "\(query)")
+        }
+        let status = try #require(
+            host.json(host("replica", "--store", "team", "--status", "--format", "json")) as? [String: Any])
+        #expect(status["changes_behind"] as? Int == 0, "\(status)")
+        #expect(status["primary_change"] as? Int == status["cursor"] as? Int)
+
+        // Both stores' hits, each from its own store.
+        let both = try #require(
+            host.json(host("search", "--stores", "all", "zebra", "--format", "json")) as? [String: Any])
+        let hits = both["hits"] as? [[String: Any]] ?? []
+        #expect(Set(hits.compactMap { $0["store"] as? String }) == ["default", "team"], "\(hits)")
+        #expect((both["failures"] as? [Any])?.isEmpty == true)
+
+        // The primary stops answering (SIGSTOP: its socket still accepts, as a hung host's does): the local hits
+        // come back, and the remote store is a failure that names its host and its timeout.
+        kill(server.process.processIdentifier, SIGSTOP)
+        defer { kill(server.process.processIdentifier, SIGCONT) }
+        let started = Date()
+        let cut = host("search", "--stores", "all", "zebra", "--format", "json")
+        let waited = Date().timeIntervalSince(started)
+        let outcome = try #require(host.json(cut) as? [String: Any])
+        let shown = outcome["hits"] as? [[String: Any]] ?? []
+        #expect(shown.compactMap { $0["store"] as? String } == ["default"], "\(shown)")
+        let failures = outcome["failures"] as? [[String: Any]] ?? []
+        #expect(failures.first?["store"] as? String == "team")
+        #expect(failures.first?["code"] as? String == "remote")
+        #expect(
+            failures.first?["message"] as? String == "http://127.0.0.1:\(server.port) did not answer within 2.0 s")
+        // Not a measure of speed: the search did not hang on the host (a generous bound over the 2 s timeout).
+        #expect(waited < 30)
+        kill(server.process.processIdentifier, SIGCONT)
+        #expect(server.stop() == 0)
+    }
+
     /// A replica run every interval catches up by itself, and a primary that is gone is an error it logs and retries,
     /// not an exit; the copy it has stays searchable.
     @Test func aKeptReplicaRetriesThroughAnOutage() throws {
@@ -175,8 +253,40 @@ import Testing
         let replica = ["replica", "--store", uuid, "--into", into]
         expectOneLine(cli.run(arguments: replica + ["--from", "nowhere"]), 2, "--from takes HOST:PORT")
         expectOneLine(
-            cli.run(arguments: ["replica", "--from", "127.0.0.1:1", "--store", "tap"]), 2,
+            cli.run(arguments: ["replica", "--from", "127.0.0.1:1", "--store", "no such store"]), 2,
             "--store takes a store's UUID")
+        expectOneLine(cli.run(arguments: ["replica", "--store", uuid]), 2, "needs --from HOST:PORT")
+        expectOneLine(cli.run(arguments: ["replica", "--store", "tap"]), 2, "no remote store named 'tap'")
+        expectOneLine(
+            cli.run(arguments: ["replica", "--from", "127.0.0.1:1", "--store", "tap"]), 2,
+            "--from and --into come from the remote store 'tap'")
+        // A remote store is named only when its serve answers, and says which store it is.
+        expectOneLine(
+            cli("stores", "add", "team", "--serve", "ftp://127.0.0.1:1", "--publish", "127.0.0.1:1"), 2,
+            "--serve takes http://HOST:PORT")
+        expectOneLine(
+            cli("stores", "add", "team", "--serve", "http://127.0.0.1:1"), 2, "needs both --serve and --publish")
+        let silent = LoopbackPort.free()
+        expectOneLine(
+            cli("stores", "add", "team", "--serve", "http://127.0.0.1:\(silent)", "--publish", "127.0.0.1:1"), 5,
+            "cannot reach http://127.0.0.1:\(silent): Connection refused")
+        #expect(!FileManager.default.fileExists(atPath: cli.directory.file("config/spotlite/stores.toml")))
+        // A remote entry written by hand is checked as the command checks it.
+        try FileManager.default.createDirectory(
+            atPath: cli.directory.file("config/spotlite"), withIntermediateDirectories: true)
+        for (entry, text) in [
+            ("serve = 'http://127.0.0.1:1'", "is remote only with all of serve, publish and uuid"),
+            ("serve = 'http://127.0.0.1:1'\npublish = '127.0.0.1:1'\nuuid = 'tap'", "uuid is a store's UUID"),
+            (
+                "serve = 'http://127.0.0.1:1'\npublish = '127.0.0.1:1'\nuuid = '\(uuid)'\ntimeout = 0.0",
+                "timeout is seconds from 0.1 to 600"
+            ),
+        ] {
+            try Data("[[stores]]\nname = 'team'\npath = 'replica'\nrole = 'shared'\n\(entry)\n".utf8).write(
+                to: URL(fileURLWithPath: cli.directory.file("config/spotlite/stores.toml")))
+            expectOneLine(cli("search", "--stores", "all", "tap"), 2, text)
+        }
+        try FileManager.default.removeItem(atPath: cli.directory.file("config/spotlite/stores.toml"))
         expectOneLine(
             cli.run(arguments: replica + ["--from", "127.0.0.1:1", "--status"]), 3, "holds no replica of store")
         // Nobody publishes there: the attempt fails, and says so in the replica's status.
