@@ -54,7 +54,7 @@ class Cluster:
         self.isolated = os.geteuid() == 0 and shutil.which("ip") is not None and self._make_namespaces()
         if not self.isolated:
             print("test-cluster: network namespaces cannot be made here (needs root and iproute2); the same checks run "
-                  "over loopback, a stopped replication server standing in for a cut link")
+                  "over loopback, a stopped process standing in for a cut link")
             self.primary_address = self.replica_address = self.search_address = "127.0.0.1"
             self.http_port, self.publish_port = free_port(), free_port()
         self.search_port = 7710 if self.isolated else free_port()

@@ -39,10 +39,15 @@ struct PublishOptions: ParsableArguments {
     /// The publisher of `store`'s index, started (changesets on for this process's commits), or nil without
     /// --publish. Call it before the process starts other threads.
     func startPublisher(storeID: String, indexPath: String, logger: Logger) throws -> IndexPublisher? {
+        try startPublisher(indexes: [storeID: indexPath], logger: logger)
+    }
+
+    /// The publisher of these indexes (by their stores' UUIDs), one replication server for them all.
+    func startPublisher(indexes: [String: String], logger: Logger) throws -> IndexPublisher? {
         guard let publish, let (host, port) = IndexPublisher.parseAddress(publish) else { return nil }
         IndexPublisher.enableChangesets()
         let publisher = IndexPublisher(
-            host: host, port: port, indexes: [storeID: IndexLocation(root: indexPath)], logger: logger)
+            host: host, port: port, indexes: indexes.mapValues { IndexLocation(root: $0) }, logger: logger)
         try running { try publisher.start() }
         return publisher
     }

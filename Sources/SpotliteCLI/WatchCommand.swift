@@ -20,7 +20,8 @@ struct WatchCommand: ParsableCommand {
             With --stores, one process keeps the index of each named store live; a store that fails (missing, \
             locked, another watcher on it) is logged and retried with a growing pause while the others go on. A \
             remote store's replica is kept current instead, as `spotlite replica --store NAME` would, every \
-            `interval` seconds of its entry. \
+            `interval` seconds of its entry. With --stores and --publish, one replication server publishes the \
+            index of every store here that opens at the start, each under its store's UUID. \
             Logs go to stderr.
             """
     )
@@ -53,9 +54,6 @@ struct WatchCommand: ParsableCommand {
             throw ValidationError(
                 "--index names one store's index; with --stores each store's index is in its default place")
         }
-        if stores != nil && publishing.publish != nil {
-            throw ValidationError("--publish publishes one store's index; run one `spotlite watch --publish` per store")
-        }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
         if keepLog < 0 { throw ValidationError("--keep-log must be 0 or more") }
         if wait < 0 { throw ValidationError("--wait must be 0 or more seconds") }
@@ -78,6 +76,24 @@ struct WatchCommand: ParsableCommand {
             services += keepers.services
             locks += keepers.locks
             let entries = selected.filter { !$0.isRemote }
+            // One replication server for every store here: each index under its store's UUID. A store that does not
+            // open now is watched (and retried) but not published; the log says so.
+            if publishing.publish != nil {
+                var indexes: [String: String] = [:]
+                for entry in entries {
+                    do {
+                        let uuid = try TrackerStore.open(at: entry.path, readOnly: true).uuid
+                        indexes[uuid] = Paths.defaultIndex(storeID: uuid)
+                    } catch {
+                        logger.warning(
+                            "not published: \(ErrorCode.classify(error).message)",
+                            metadata: ["store_name": "\(entry.name)"])
+                    }
+                }
+                if let publisher = try publishing.startPublisher(indexes: indexes, logger: logger) {
+                    services.insert(publisher, at: 0)
+                }
+            }
             watchers = entries.map { entry in
                 var logger = logger
                 logger[metadataKey: "store_name"] = "\(entry.name)"

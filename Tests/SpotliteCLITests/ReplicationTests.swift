@@ -180,6 +180,46 @@ import Testing
         #expect(server.stop() == 0)
     }
 
+    /// `watch --stores --publish`: one replication server for every store the watcher keeps, each index under its
+    /// store's UUID.
+    @Test func aWatcherOfSeveralStoresPublishesEachIndex() throws {
+        let cli = CLI.withSamples()
+        let other = CLI()
+        #expect(other("init").status == 0)
+        #expect(other("add", "project", "Harbour").status == 0)
+        #expect(other("add", "item", "--project", "Harbour", "Quay lights repaired").status == 0)
+        #expect(cli("stores", "add", "other", other.storePath).status == 0)
+        let uuids = [cli, other].compactMap { $0.statusJSON()["store_uuid"] as? String }
+        #expect(uuids.count == 2)
+        let port = LoopbackPort.free()
+        let log = cli.directory.file("watch.log")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let watcher = try cli.start(
+            ["watch", "--stores", "all", "--publish", "127.0.0.1:\(port)"],
+            stderr: try FileHandle(forWritingTo: URL(fileURLWithPath: log)))
+        defer {
+            if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) }
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while !Self.accepts(port) && Date() < deadline { usleep(50_000) }
+        for uuid in uuids {
+            let into = cli.directory.file("replica-\(uuid)")
+            var copied = cli("replica", "--from", "127.0.0.1:\(port)", "--store", uuid, "--into", into, "--once")
+            // The watcher builds the other store's index as it starts: the first copy may find none yet.
+            let until = Date().addingTimeInterval(30)
+            while copied.status != 0 && Date() < until {
+                usleep(200_000)
+                copied = cli("replica", "--from", "127.0.0.1:\(port)", "--store", uuid, "--into", into, "--once")
+            }
+            #expect(copied.status == 0, "\(copied.stderr) \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            let reader = try SearchReader(path: into + "/copy")
+            #expect(try reader.revisionMetadata("spotlite.store") == uuid)
+        }
+        kill(watcher.processIdentifier, SIGTERM)
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+    }
+
     /// A replica run every interval catches up by itself, and a primary that is gone is an error it logs and retries,
     /// not an exit; the copy it has stays searchable.
     @Test func aKeptReplicaRetriesThroughAnOutage() throws {
