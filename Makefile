@@ -78,10 +78,11 @@ test-engine: deps test-deps
 	@$(MAKE) --no-print-directory -j2 $(ENGINE_BUILD)/engine-tests
 	$(ENGINE_BUILD)/engine-tests
 
-# A primary and a replica host as network namespaces joined by a veth pair (loopback where they cannot be made):
-# serve --publish on one, spotlite replica on the other; writes, a killed replica, a cut link and a rebuild, and the
-# replica's lag under a writer at 50 changes/s (scripts/test-cluster.py). On the debug build `make test` leaves, or
-# CLUSTER_BINARY.
+# A primary, a replica host and a search host as network namespaces joined by veth pairs (loopback where they cannot
+# be made): serve --publish on the primary, spotlite replica on the replica host, serve --stores over a local and a
+# remote store on the search host; writes, a killed replica, a cut link, a rebuild, a search with the primary cut
+# off, the replica's lag under a writer at 50 changes/s and resolution's cost (scripts/test-cluster.py). On the debug
+# build `make test` leaves, or CLUSTER_BINARY.
 CLUSTER_BINARY ?= .build/debug/spotlite
 test-cluster: deps test-deps
 	@test -x $(CLUSTER_BINARY) || $(SWIFT) build --product spotlite

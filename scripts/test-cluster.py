@@ -417,7 +417,8 @@ def main():
         print("ok: the search host's remote store answers as the primary does")
 
         # 7. What resolving a remote store's rows adds: the search host's POST /v1/resolve of a page of 20 rows to
-        # the primary's serve, and its own searches of the remote store and of its local one.
+        # the primary's serve, and its own searches of the remote store and of its local one, with a page of hits
+        # and past the last hit (the same match, no rows to resolve).
         page = [hit["uri"] for hit in json.loads(on_primary(["search", "cluster", "--format", "json", "--limit",
                                                             "20"]).stdout)["hits"]]
         probe = f"""
@@ -439,7 +440,9 @@ print(json.dumps({{
     "resolve_20_ms_p50": timed("http://{cluster.primary_address}:{cluster.http_port}/v1/resolve",
                                json.dumps({{"uris": uris}}).encode(), token),
     "search_remote_ms_p50": timed(search + "team"),
+    "search_remote_past_last_hit_ms_p50": timed(search + "team&offset=100000"),
     "search_local_ms_p50": timed(search + "default"),
+    "search_local_past_last_hit_ms_p50": timed(search + "default&offset=100000"),
 }}))
 """
         measured = subprocess.run(cluster.command("search", [sys.executable, "-c", probe]), capture_output=True,

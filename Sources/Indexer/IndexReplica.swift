@@ -229,12 +229,17 @@ public struct IndexReplica: Sendable {
         }
     }
 
-    public func status() -> Status {
+    /// How current the copy is, from the state file alone (the copy's cursor and size are not read).
+    public func lastAttempt() -> Status {
         let state = ReplicaState.read(statePath)
-        var status = Status(
+        return Status(
             storeID: storeID, from: "\(host):\(port)", copiedAt: state?.copiedAt, attemptedAt: state?.attemptedAt,
             error: state?.error, fullCopies: state?.fullCopies ?? 0, changesets: state?.changesets ?? 0,
             primaryChange: state?.primaryChange)
+    }
+
+    public func status() -> Status {
+        var status = lastAttempt()
         if FileManager.default.fileExists(atPath: copyPath + "/XAPIANDB"),
             let reader = try? SearchReader(path: copyPath)
         {

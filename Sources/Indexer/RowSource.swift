@@ -78,7 +78,7 @@ public struct RemoteStore: Sendable {
 
     /// Why its results may be older than the primary's: the replica's last copy failed (and when it last succeeded).
     func staleReason(now: Date = Date()) -> String? {
-        let status = replica.status()
+        let status = replica.lastAttempt()
         guard let error = status.error else { return nil }
         let since = status.copiedAt.map { "\(Int(now.timeIntervalSince($0).rounded())) s ago" } ?? "never"
         return "the replica's last copy failed (\(error)); last copied \(since)"
