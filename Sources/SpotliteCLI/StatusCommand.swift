@@ -16,8 +16,14 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let status = try running { try options.openIndexer(forReading: true).status() }
+        // The remote stores named here, and how current their replicas are (a catalog that cannot be read is
+        // every store command's error, not this one's).
+        let now = Date()
+        let replicas = ((try? StoreCatalog.load())?.entries ?? []).compactMap { entry in
+            entry.replica.map { (store: entry.name, directory: $0.directory, status: $0.status()) }
+        }
         if format == .json {
-            Output.line(StatusJSON.status(status).text)
+            Output.line(StatusJSON.status(status, replicas: replicas, now: now).text)
             return
         }
         Output.line("store:      \(status.storePath)")
@@ -50,6 +56,15 @@ struct StatusCommand: ParsableCommand {
         }
         if status.writer == nil {
             Output.line("watcher:    none (searches catch the index up; `spotlite watch` keeps it live)")
+        }
+        for replica in replicas {
+            let copy = replica.status
+            var said =
+                copy.copiedAt.map { "copied \(String(format: "%.1f", now.timeIntervalSince($0))) s ago" }
+                ?? "no copy yet (`spotlite replica --store \(replica.store)`)"
+            if let behind = copy.changesBehind { said += ", \(count(Int(behind), "change")) behind its primary" }
+            if let error = copy.error { said += "; the last copy failed: \(error)" }
+            Output.line("replica:    \(replica.store) from \(copy.from): \(said)")
         }
     }
 }

@@ -3,8 +3,27 @@ import Indexer
 
 /// The JSON of `status --format json` and of the server's `/v1/status`.
 public enum StatusJSON {
-    public static func status(_ status: IndexStatus) -> JSON {
-        .object([
+    /// `replicas`: the remote stores' replicas of this host, by store name; listed (`replicas`) when there are any.
+    public static func status(
+        _ status: IndexStatus, replicas: [(store: String, directory: String, status: IndexReplica.Status)] = [],
+        now: Date = Date()
+    ) -> JSON {
+        let fields = fields(status)
+        guard !replicas.isEmpty else { return .object(fields) }
+        return .object(
+            fields + [
+                (
+                    "replicas",
+                    .array(
+                        replicas.map { store, directory, replica in
+                            Self.replica(replica, directory: directory, store: store, now: now)
+                        })
+                )
+            ])
+    }
+
+    static func fields(_ status: IndexStatus) -> [(String, JSON)] {
+        [
             ("store", .string(status.storePath)),
             ("store_uuid", .string(status.storeID)),
             ("index", .string(status.indexPath)),
@@ -22,7 +41,7 @@ public enum StatusJSON {
             ("watcher_pid", status.watcher.map { .int(Int($0)) } ?? .null),
             ("writer_state", status.writerState.map { .string($0) } ?? .null),
             ("index_problem", status.indexProblem.map { .string($0) } ?? .null),
-        ])
+        ]
     }
 
     /// A replica's lag (`replica --status --format json`, and each remote store's in `/v1/status`): keys whose value

@@ -26,23 +26,13 @@ struct APIRoutes: Sendable {
         router.get("/v1/messages/:uuid") { _, context in try await entity(.message, context) }
         router.post("/v1/resolve") { request, _ in try await resolve(request) }
         router.get("/v1/status") { _, _ in
-            let status = try await backend.run { try backend.reader.status() }
-            guard case .object(var pairs) = StatusJSON.status(status) else {
-                return Self.json(StatusJSON.status(status))
-            }
             // A server of remote stores (`--stores`) says how far behind their primaries its replicas are.
-            let replicas = backend.replicaStatus(options)
-            if !replicas.isEmpty {
-                pairs.append(
-                    (
-                        "replicas",
-                        .array(
-                            replicas.map { name, replica, status in
-                                StatusJSON.replica(status, directory: replica.directory, store: name)
-                            })
-                    ))
+            let (status, replicas) = try await backend.run {
+                (try backend.reader.status(), backend.replicaStatus(options))
             }
-            return Self.json(.object(pairs))
+            return Self.json(
+                StatusJSON.status(
+                    status, replicas: replicas.map { ($0.name, $0.replica.directory, $0.status) }))
         }
         router.get("/v1/subscriptions") { _, _ in
             let storeID = backend.storeID

@@ -151,6 +151,14 @@ import Testing
             host.json(host("replica", "--store", "team", "--status", "--format", "json")) as? [String: Any])
         #expect(status["changes_behind"] as? Int == 0, "\(status)")
         #expect(status["primary_change"] as? Int == status["cursor"] as? Int)
+        // The host's own status names its remote stores' replicas, with their lag.
+        let hostStatus = try #require(host.json(host("status", "--format", "json")) as? [String: Any])
+        let replicas = hostStatus["replicas"] as? [[String: Any]] ?? []
+        #expect(replicas.first?["store"] as? String == "team", "\(hostStatus)")
+        #expect(replicas.first?["changes_behind"] as? Int == 0)
+        #expect(host("status").stdout.contains("replica:    team from 127.0.0.1:\(publish): copied "))
+        #expect(host("status").stdout.contains(", 0 changes behind its primary"))
+        #expect(primary.statusJSON()["replicas"] == nil)
 
         // Both stores' hits, each from its own store.
         let both = try #require(
