@@ -113,7 +113,9 @@ public struct IndexReplica: Sendable {
         }
         guard let taken else {
             let holder = WriterLock.holder(at: lockPath).map { " (pid \($0.pid))" } ?? ""
-            throw IndexerError(.locked, "another `spotlite replica` keeps \(directory) current\(holder)")
+            throw IndexerError(
+                .locked,
+                "another process keeps \(directory) current\(holder): `spotlite replica`, a `watch` or a `serve`")
         }
         return taken
     }

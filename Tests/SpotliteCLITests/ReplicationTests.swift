@@ -228,6 +228,44 @@ import Testing
         #expect(watcher.terminationStatus == 0)
     }
 
+    /// `watch --stores` keeps a remote store's replica current beside the local stores it keeps live, and a second
+    /// keeper of the same replica is refused in one line.
+    @Test func aWatcherOfRemoteStoresKeepsTheirReplicas() throws {
+        let primary = CLI.withSamples()
+        let publish = LoopbackPort.free()
+        let server = try ServerProcess(primary, arguments: ["--publish", "127.0.0.1:\(publish)"])
+        let host = CLI()
+        #expect(host("init").status == 0)
+        let added = host(
+            "stores", "add", "team", "--serve", "http://127.0.0.1:\(server.port)", "--publish",
+            "127.0.0.1:\(publish)", "--interval", "0.2")
+        #expect(added.status == 0, "\(added.stderr)")
+        let log = host.directory.file("watch.log")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let watcher = try host.start(
+            ["watch", "--stores", "all"], stderr: try FileHandle(forWritingTo: URL(fileURLWithPath: log)))
+        defer {
+            if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) }
+        }
+        // The replica follows a write on the primary by itself.
+        let project = primary("search", "kind:project", "--format", "ids").stdoutLines.first ?? ""
+        #expect(primary("add", "item", "--project", project, "Zebra crossing repainted").status == 0)
+        let deadline = Date().addingTimeInterval(30)
+        var found: [String] = []
+        while found.isEmpty && Date() < deadline {
+            usleep(100_000)
+            found = host("search", "--stores", "team", "repainted", "--format", "ids").stdoutLines
+        }
+        #expect(found.count == 1, "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        let second = host("replica", "--store", "team", "--once")
+        #expect(second.status == 6)
+        #expect(second.stderr.contains("keeps"), "\(second.stderr)")
+        kill(watcher.processIdentifier, SIGTERM)
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+        #expect(server.stop() == 0)
+    }
+
     /// A replica run every interval catches up by itself, and a primary that is gone is an error it logs and retries,
     /// not an exit; the copy it has stays searchable.
     @Test func aKeptReplicaRetriesThroughAnOutage() throws {

@@ -201,8 +201,11 @@ final class HTTPConnection {
             }
         }
         guard connected == 0 else {
-            Glibc.close(socket)
-            throw ServerProcess.Failure("cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            // Through close(), once: the deinit that follows a thrown init would close the descriptor again, and a
+            // second close hits whatever another test has been given since (a held port, a server's socket).
+            close()
+            throw ServerProcess.Failure("cannot connect to 127.0.0.1:\(port): \(reason)")
         }
     }
 

@@ -53,7 +53,12 @@ public struct ProcessResult: Sendable {
     public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
 }
 
-/// Runs a program (looked up on PATH unless absolute) to completion.
+/// A program a test runs is killed after this many seconds: a command that should have failed at once and serves
+/// instead (a port that was not taken after all) fails its test rather than hanging the run.
+public let runTimeLimit: Double = 600
+
+/// Runs a program (looked up on PATH unless absolute) to completion, or for ``runTimeLimit`` seconds (then it is
+/// killed: SIGKILL, and its status says so).
 @discardableResult
 public func run(
     _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], directory: String? = nil
@@ -79,9 +84,13 @@ public func run(
     nonisolated(unsafe) var err = Data()
     DispatchQueue.global().async(group: group) { out = stdout.fileHandleForReading.readDataToEndOfFile() }
     DispatchQueue.global().async(group: group) { err = stderr.fileHandleForReading.readDataToEndOfFile() }
+    let pid = process.processIdentifier
+    let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + runTimeLimit, execute: watchdog)
     if let input { stdin.fileHandleForWriting.write(input) }
     try? stdin.fileHandleForWriting.close()
     process.waitUntilExit()
+    watchdog.cancel()
     group.wait()
     return ProcessResult(
         status: process.terminationStatus, stdoutData: out, stderr: String(decoding: err, as: UTF8.self))
