@@ -18,22 +18,26 @@ final class ServerMetrics: Sendable {
     ]
 
     init() {
-        documents = registry.makeGauge(name: "spotlite_index_documents", help: "Documents in the index.")
+        documents = registry.makeGauge(descriptor: Self.name("index_documents", help: "Documents in the index."))
         behind = registry.makeGauge(
-            name: "spotlite_index_changes_behind", help: "Changes logged in the store that the index has not applied.")
-        streams = registry.makeGauge(name: "spotlite_event_streams", help: "Subscription event streams open.")
-        events = registry.makeCounter(name: "spotlite_events_sent_total", help: "Subscription events sent to streams.")
+            descriptor: Self.name(
+                "index_changes_behind", help: "Changes logged in the store that the index has not applied."))
+        streams = registry.makeGauge(descriptor: Self.name("event_streams", help: "Subscription event streams open."))
+        events = registry.makeCounter(
+            descriptor: Self.name("events_sent", unit: "total", help: "Subscription events sent to streams."))
     }
 
     /// Counts a request to `route` (its pattern, e.g. `/v1/items/{uuid}`) answered with `status` after `elapsed`.
     func record(route: String, status: Int, elapsed: Duration) {
         registry.makeCounter(
-            name: "spotlite_http_requests_total", labels: [("route", route), ("status", String(status))],
-            help: "HTTP requests answered, by route and status."
+            descriptor: Self.name("http_requests", unit: "total", help: "HTTP requests answered, by route and status."),
+            labels: [("route", route), ("status", String(status))]
         ).increment()
         registry.makeDurationHistogram(
-            name: "spotlite_http_request_duration_seconds", labels: [("route", route)], buckets: Self.buckets,
-            help: "Time to answer an HTTP request (to its first byte for event streams), by route."
+            descriptor: Self.name(
+                "http_request_duration", unit: "seconds",
+                help: "Time to answer an HTTP request (to its first byte for event streams), by route."),
+            labels: [("route", route)], buckets: Self.buckets
         ).record(elapsed)
     }
 
@@ -47,16 +51,20 @@ final class ServerMetrics: Sendable {
     func setReplica(store: String, secondsSinceCopy: Double?, changesBehind: Int64?, failing: Bool) {
         let labels = [("store", store)]
         registry.makeGauge(
-            name: "spotlite_replica_seconds_since_copy", labels: labels,
-            help: "Seconds since a remote store's replica last copied its primary's index (-1: never)."
+            descriptor: Self.name(
+                "replica_seconds_since_copy",
+                help: "Seconds since a remote store's replica last copied its primary's index (-1: never)."),
+            labels: labels
         ).set(secondsSinceCopy ?? -1)
         registry.makeGauge(
-            name: "spotlite_replica_changes_behind", labels: labels,
-            help: "Changes a remote store's primary had that its replica lacked after the last copy (-1: unknown)."
+            descriptor: Self.name(
+                "replica_changes_behind",
+                help: "Changes a remote store's primary had that its replica lacked after the last copy (-1: unknown)."),
+            labels: labels
         ).set(Double(changesBehind ?? -1))
         registry.makeGauge(
-            name: "spotlite_replica_failing", labels: labels,
-            help: "1 when a remote store's replica's last copy failed."
+            descriptor: Self.name("replica_failing", help: "1 when a remote store's replica's last copy failed."),
+            labels: labels
         ).set(failing ? 1.0 : 0.0)
     }
 
@@ -65,4 +73,9 @@ final class ServerMetrics: Sendable {
     func eventsSent(_ count: Int) { events.increment(by: Int64(count)) }
 
     var text: String { registry.emitToString() }
+
+    /// `spotlite_<name>[_<unit>]`, with its help line.
+    static func name(_ name: String, unit: String = "", help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "spotlite", metricName: name, unitName: unit, helpText: help)
+    }
 }
