@@ -25,7 +25,8 @@ public struct ImportLineError: Error, Sendable, CustomStringConvertible {
 public enum JSONLines {
     static let projectFields: Set<String> = ["kind", "id", "title", "detail", "color", "closed", "created", "modified"]
     static let itemFields: Set<String> = [
-        "kind", "id", "project", "title", "detail", "priority", "completed", "created", "modified",
+        "kind", "id", "project", "title", "detail", "priority", "completed", "created", "modified", "author",
+        "assignees", "resolution", "closed_at", "tags", "links", "url", "key",
     ]
     static let messageFields: Set<String> = ["kind", "id", "project", "item", "author", "text", "created", "modified"]
 
@@ -114,7 +115,8 @@ public enum JSONLines {
                     priority: priority,
                     isCompleted: try fields.bool("completed") ?? false,
                     createdAt: created,
-                    modifiedAt: try fields.timestamp("modified") ?? created))
+                    modifiedAt: try fields.timestamp("modified") ?? created,
+                    tracking: try fields.tracking()))
         case "message":
             try fields.rejectUnknown(messageFields, kind: kind)
             let created = try fields.timestamp("created") ?? now
@@ -190,6 +192,73 @@ public enum JSONLines {
             return normalized
         }
 
+        func strings(_ key: String) throws(Reason) -> [String] {
+            guard let value = object[key], value != .null else { return [] }
+            guard case .array(let values) = value else {
+                throw Reason(text: "field \"\(key)\" must be an array of strings")
+            }
+            var result: [String] = []
+            for value in values {
+                guard case .string(let text) = value, !text.utf8.contains(0) else {
+                    throw Reason(text: "field \"\(key)\" must be an array of strings (without NUL characters)")
+                }
+                result.append(text)
+            }
+            return result
+        }
+
+        /// `"links": [{"kind": "duplicate-of", "item": "<uuid>"}, {"kind": "blocks", "uri": "tracker://…"}]`: an item
+        /// of this store by its id, of another by its URI.
+        func links() throws(Reason) -> [ItemLink] {
+            guard let value = object["links"], value != .null else { return [] }
+            let shape =
+                "field \"links\" must be an array of {\"kind\": …, \"item\": <uuid>} or {\"kind\": …, \"uri\": …}"
+            guard case .array(let values) = value else { throw Reason(text: shape) }
+            var links: [ItemLink] = []
+            for value in values {
+                guard case .object(let object) = value, object.count == 2,
+                    case .string(let kindName)? = object["kind"]
+                else { throw Reason(text: shape) }
+                guard let kind = ItemLink.Kind(rawValue: kindName) else {
+                    let kinds = ItemLink.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                    throw Reason(text: "a link's kind is \(quote(kindName)); use \(kinds)")
+                }
+                switch (object["item"], object["uri"]) {
+                case (.string(let id)?, nil):
+                    if let problem = TrackerURI.uuidProblem(id) { throw Reason(text: "a link's item \(problem)") }
+                    links.append(ItemLink(kind: kind, itemID: id))
+                case (nil, .string(let text)?):
+                    let uri: TrackerURI
+                    do {
+                        uri = try TrackerURI(parsing: text)
+                    } catch {
+                        throw Reason(text: "a link's uri: \(error.message)")
+                    }
+                    guard uri.kind == .item else {
+                        throw Reason(text: "a link's uri must name an item, not a \(uri.kind)")
+                    }
+                    links.append(ItemLink(kind: kind, itemID: uri.entityID, storeID: uri.storeID))
+                default:
+                    throw Reason(text: shape)
+                }
+            }
+            return links
+        }
+
+        /// An item's tracker fields, checked as the store checks them.
+        func tracking() throws(Reason) -> ItemTracking {
+            let tracking = ItemTracking(
+                author: try string("author") ?? "", assignees: try strings("assignees"),
+                resolution: try string("resolution") ?? "", closedAt: try timestamp("closed_at"),
+                tags: try strings("tags"),
+                links: try links(), sourceURL: try string("url") ?? "", sourceKey: try string("key") ?? "")
+            do {
+                return try Validation.tracking(tracking)
+            } catch {
+                throw Reason(text: error.message)
+            }
+        }
+
         func bool(_ key: String) throws(Reason) -> Bool? {
             guard let value = object[key], value != .null else { return nil }
             if case .bool(let flag) = value { return flag }
@@ -230,6 +299,25 @@ public enum JSONLines {
             field("completed", item.isCompleted ? "true" : "false")
             field("created", quote(item.createdAt))
             field("modified", quote(item.modifiedAt))
+            // Tracker fields only where set: an export of a store that uses none reads as before.
+            let tracking = item.tracking
+            func list(_ values: [String]) -> String { "[" + values.map(quote).joined(separator: ",") + "]" }
+            if !tracking.author.isEmpty { field("author", quote(tracking.author)) }
+            if !tracking.assignees.isEmpty { field("assignees", list(tracking.assignees)) }
+            if !tracking.resolution.isEmpty { field("resolution", quote(tracking.resolution)) }
+            if let closed = tracking.closedAt { field("closed_at", quote(closed)) }
+            if !tracking.tags.isEmpty { field("tags", list(tracking.tags)) }
+            if !tracking.links.isEmpty {
+                let links = tracking.links.map { link in
+                    let target =
+                        link.storeID.map { "\"uri\":" + quote(link.target(in: $0).description) }
+                        ?? "\"item\":" + quote(link.itemID)
+                    return "{\"kind\":\(quote(link.kind.rawValue)),\(target)}"
+                }
+                field("links", "[" + links.joined(separator: ",") + "]")
+            }
+            if !tracking.sourceURL.isEmpty { field("url", quote(tracking.sourceURL)) }
+            if !tracking.sourceKey.isEmpty { field("key", quote(tracking.sourceKey)) }
         case .message(let message):
             field("kind", quote("message"), first: true)
             field("id", quote(message.id))

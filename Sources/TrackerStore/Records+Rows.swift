@@ -18,29 +18,73 @@ extension Project: FetchableRecord {
 }
 
 extension Item: FetchableRecord {
-    static let columns = "id, project_id, title, detail, priority, completed, created_at, modified_at"
+    /// The items table's own columns, in its order.
+    static let tableColumns =
+        "id, project_id, title, detail, priority, completed, created_at, modified_at, author, assignees, resolution, "
+        + "closed_at, source_url, source_key"
+    /// The table's columns, then the item's tags and links, each as one text (``ItemTracking/decode(tags:)``,
+    /// ``ItemTracking/decode(links:)``): one statement reads an item whole, however many items it reads.
+    static let columns = columns(of: "items")
+    static let columnCount = 16
+
+    /// ``columns`` for the items table under the name `table` in a statement.
+    static func columns(of table: String) -> String {
+        qualified(tableColumns, table) + ", "
+            + "(SELECT group_concat(title, char(10)) FROM (SELECT title FROM tags WHERE item_id = \(table).id "
+            + "ORDER BY CAST(title AS BLOB))), "
+            + "(SELECT group_concat(kind || ' ' || target_store || ' ' || target_item, char(10)) FROM (SELECT kind, "
+            + "target_store, target_item FROM links WHERE item_id = \(table).id ORDER BY kind, target_store, target_item))"
+    }
+
+    static func qualified(_ columns: String, _ table: String) -> String {
+        columns.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
+    }
 
     public init(row: Row) {
+        let closedAt: String? = row[11]
+        let tags: String? = row[14]
+        let links: String? = row[15]
         self.init(
             id: row[0], projectID: row[1], title: row[2], detail: row[3], priority: row[4], isCompleted: row[5],
-            createdAt: row[6], modifiedAt: row[7])
+            createdAt: row[6], modifiedAt: row[7],
+            tracking: ItemTracking(
+                author: row[8], assignees: ItemTracking.decode(names: row[9]), resolution: row[10],
+                closedAt: closedAt, tags: ItemTracking.decode(tags: tags ?? ""),
+                links: ItemTracking.decode(links: links ?? ""), sourceURL: row[12], sourceKey: row[13]))
+    }
+}
+
+extension ItemTracking {
+    /// Names as the `assignees` column holds them: one a line.
+    static func encode(names: [String]) -> String { names.joined(separator: "\n") }
+
+    static func decode(names: String) -> [String] {
+        names.isEmpty ? [] : names.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    /// Tags as ``Item/columns`` reads them: one a line (a tag holds no line break).
+    static func decode(tags: String) -> [String] { decode(names: tags) }
+
+    /// Links as ``Item/columns`` reads them: `kind store item` a line, the store empty for this one.
+    static func decode(links: String) -> [ItemLink] {
+        links.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard parts.count == 3, let kind = ItemLink.Kind(rawValue: String(parts[0])) else { return nil }
+            return ItemLink(kind: kind, itemID: String(parts[2]), storeID: parts[1].isEmpty ? nil : String(parts[1]))
+        }
     }
 }
 
 /// An item and its project, from one row of a join: the item's columns, then the project's.
 struct ItemInProject: FetchableRecord {
-    static let columns = qualified(Item.columns, "items") + ", " + qualified(Project.columns, "projects")
+    static let columns = Item.columns(of: "items") + ", " + Item.qualified(Project.columns, "projects")
 
     var item: Item
     var project: Project
 
     init(row: Row) {
         item = Item(row: row)
-        project = Project(row: row, at: row.count - Project.columnCount)
-    }
-
-    private static func qualified(_ columns: String, _ table: String) -> String {
-        columns.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
+        project = Project(row: row, at: Item.columnCount)
     }
 }
 

@@ -7,7 +7,7 @@ import GRDB
 /// keys off.
 enum Schema {
     /// The schema version this build writes; a store with a newer one is refused.
-    static let version = 4
+    static let version = 5
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -23,6 +23,9 @@ enum Schema {
         migrator.registerMigration("v4") { db in
             try migrateToV4(db)
         }
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: v5)
+        }
         return migrator
     }
 
@@ -35,6 +38,83 @@ enum Schema {
     /// v4: chat messages on projects and items, logged and deleted with their parent like items. The change log
     /// and the subscriptions' members take a third entity, `message`: SQLite cannot change a CHECK, so those two
     /// tables are made anew and their rows copied (the log's sequence kept, so no index cursor is ever reused).
+    /// v5: what trackers hold besides: an item's author, assignees (one name a line), resolution, closing time and
+    /// source (URL and key), its tags (a row each, so that a sync engine shares them as records) and its links to
+    /// other items. A tag or link written by anyone logs an update of its item; they go with their item; a link
+    /// whose target is deleted stays, dangling, for `verify` to report.
+    static var v5: String {
+        func bounded(_ column: String, _ bytes: Int) -> String {
+            "typeof(\(column)) = 'text' AND length(CAST(\(column) AS BLOB)) <= \(bytes)"
+        }
+        let oneLine = { (column: String) in "instr(\(column), char(10)) = 0 AND instr(\(column), char(13)) = 0" }
+        let closedValid = "NEW.closed_at IS NULL OR \(validTimestamp("NEW.closed_at"))"
+        let logItem = { (row: String) in
+            """
+            INSERT INTO change_log (entity, entity_id, op, project_id)
+                SELECT 'item', id, 'update', project_id FROM items WHERE id = \(row).item_id
+            """
+        }
+        return """
+            ALTER TABLE items ADD COLUMN author TEXT NOT NULL DEFAULT ''
+                CHECK (\(bounded("author", Message.maximumAuthorBytes)) AND \(oneLine("author")));
+            ALTER TABLE items ADD COLUMN assignees TEXT NOT NULL DEFAULT ''
+                CHECK (\(bounded("assignees", ItemTracking.maximumAssignees * (Message.maximumAuthorBytes + 1))));
+            ALTER TABLE items ADD COLUMN resolution TEXT NOT NULL DEFAULT ''
+                CHECK (\(bounded("resolution", ItemTracking.maximumTagBytes)) AND \(oneLine("resolution")));
+            ALTER TABLE items ADD COLUMN closed_at TEXT;
+            ALTER TABLE items ADD COLUMN source_url TEXT NOT NULL DEFAULT ''
+                CHECK (\(bounded("source_url", ItemTracking.maximumURLBytes)) AND (source_url = ''
+                    OR source_url GLOB 'https://?*' OR source_url GLOB 'http://?*'));
+            ALTER TABLE items ADD COLUMN source_key TEXT NOT NULL DEFAULT ''
+                CHECK (\(bounded("source_key", ItemTracking.maximumTagBytes)) AND \(oneLine("source_key")));
+            CREATE TRIGGER items_valid_closed_at_on_insert BEFORE INSERT ON items WHEN NOT (\(closedValid))
+            BEGIN SELECT RAISE(ABORT, 'items.closed_at must be NULL or a real UTC time like 2024-05-01T09:30:00Z'); END;
+            CREATE TRIGGER items_valid_closed_at_on_update BEFORE UPDATE OF closed_at ON items WHEN NOT (\(closedValid))
+            BEGIN SELECT RAISE(ABORT, 'items.closed_at must be NULL or a real UTC time like 2024-05-01T09:30:00Z'); END;
+
+            CREATE TABLE tags (
+                id TEXT PRIMARY KEY NOT NULL DEFAULT \(uuidDefault) \(uuidCheck("id")),
+                item_id TEXT NOT NULL,
+                title TEXT NOT NULL CHECK (\(bounded("title", ItemTracking.maximumTagBytes))
+                    AND length(trim(title)) > 0 AND \(oneLine("title")))
+            );
+            CREATE INDEX tags_by_item ON tags(item_id);
+
+            CREATE TABLE links (
+                id TEXT PRIMARY KEY NOT NULL DEFAULT \(uuidDefault) \(uuidCheck("id")),
+                item_id TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN (\(ItemLink.Kind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")))),
+                -- the target item, in this store when target_store is '', else in the store of that UUID
+                target_item TEXT NOT NULL \(uuidCheck("target_item")),
+                target_store TEXT NOT NULL DEFAULT '' CHECK (target_store = '' OR target_store GLOB '\(uuidPattern)')
+            );
+            CREATE INDEX links_by_item ON links(item_id);
+            CREATE INDEX links_by_target ON links(target_item);
+
+            \(["tags", "links"].map { table in
+                """
+                CREATE TRIGGER \(table)_keep_id BEFORE UPDATE OF id ON \(table) WHEN NEW.id IS NOT OLD.id
+                BEGIN SELECT RAISE(ABORT, '\(table).id cannot change: delete and insert instead'); END;
+                CREATE TRIGGER \(table)_need_item_on_insert BEFORE INSERT ON \(table)
+                WHEN NOT EXISTS (SELECT 1 FROM items WHERE id = NEW.item_id)
+                BEGIN SELECT RAISE(ABORT, '\(table).item_id: no such item'); END;
+                CREATE TRIGGER \(table)_need_item_on_update BEFORE UPDATE OF item_id ON \(table)
+                WHEN NOT EXISTS (SELECT 1 FROM items WHERE id = NEW.item_id)
+                BEGIN SELECT RAISE(ABORT, '\(table).item_id: no such item'); END;
+                -- A tag or link changes its item: the index follows. (Deleted with the item, it logs nothing more.)
+                CREATE TRIGGER \(table)_log_insert AFTER INSERT ON \(table) BEGIN \(logItem("NEW")); END;
+                CREATE TRIGGER \(table)_log_update AFTER UPDATE ON \(table)
+                BEGIN \(logItem("NEW")); \(logItem("OLD")) AND OLD.item_id IS NOT NEW.item_id; END;
+                CREATE TRIGGER \(table)_log_delete AFTER DELETE ON \(table) BEGIN \(logItem("OLD")); END;
+                """
+            }.joined(separator: "\n"))
+
+            -- Tags and links go with their item, whoever deletes it; links to it stay (dangling, `verify` says).
+            CREATE TRIGGER items_delete_tags_and_links AFTER DELETE ON items
+            BEGIN DELETE FROM tags WHERE item_id = OLD.id; DELETE FROM links WHERE item_id = OLD.id; END;
+            """
+    }
+
     static func migrateToV4(_ db: GRDB.Database) throws {
         let lastSequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
         // With legacy renaming, renaming the new table does not check the triggers that write to the old one by
@@ -184,12 +264,12 @@ enum Schema {
     /// they are (the store never alters data on its own).
     static var v2: String { timestampGuards("projects") + "\n" + timestampGuards("items") }
 
+    /// A GLOB pattern for a canonical lowercase UUID.
+    private static let uuidPattern = [8, 4, 4, 4, 12].map { String(repeating: "[0-9a-f]", count: $0) }
+        .joined(separator: "-")
+
     /// A CHECK that a column holds a canonical lowercase UUID.
-    private static func uuidCheck(_ column: String) -> String {
-        let hex = "[0-9a-f]"
-        let pattern = [8, 4, 4, 4, 12].map { String(repeating: hex, count: $0) }.joined(separator: "-")
-        return "CHECK (\(column) GLOB '\(pattern)')"
-    }
+    private static func uuidCheck(_ column: String) -> String { "CHECK (\(column) GLOB '\(uuidPattern)')" }
 
     /// A random UUID (version 4) in SQL, so that rows inserted by any client get a valid id.
     private static let uuidDefault = """

@@ -202,8 +202,15 @@ final class SearchReads: @unchecked Sendable {
                     id: text(statement, 0), projectID: text(statement, 1), title: text(statement, 2),
                     detail: text(statement, 3), priority: Int(sqlite3_column_int64(statement, 4)),
                     isCompleted: sqlite3_column_int64(statement, 5) != 0, createdAt: text(statement, 6),
-                    modifiedAt: text(statement, 7))
-                found[item.id] = .item(item, project: project(statement, at: 8))
+                    modifiedAt: text(statement, 7),
+                    tracking: ItemTracking(
+                        author: text(statement, 8), assignees: ItemTracking.decode(names: text(statement, 9)),
+                        resolution: text(statement, 10),
+                        closedAt: sqlite3_column_type(statement, 11) == SQLITE_NULL ? nil : text(statement, 11),
+                        tags: ItemTracking.decode(tags: text(statement, 14)),
+                        links: ItemTracking.decode(links: text(statement, 15)), sourceURL: text(statement, 12),
+                        sourceKey: text(statement, 13)))
+                found[item.id] = .item(item, project: project(statement, at: Int32(Item.columnCount)))
             }
             return found
         }

@@ -16,6 +16,19 @@ public struct StoreReader {
         try Project.fetchOne(db, sql: "SELECT \(Project.columns) FROM projects WHERE id = ?", arguments: [id])
     }
 
+    /// Links to items of this store that are gone (their target was deleted), by linking item and kind.
+    public func danglingLinks() throws -> [(itemID: String, kind: String, targetID: String)] {
+        guard try db.tableExists("links") else { return [] }
+        return try Row.fetchAll(
+            db,
+            sql: """
+                SELECT item_id, kind, target_item FROM links
+                WHERE target_store = '' AND NOT EXISTS (SELECT 1 FROM items WHERE items.id = links.target_item)
+                ORDER BY item_id, kind, target_item
+                """
+        ).map { ($0[0], $0[1], $0[2]) }
+    }
+
     public func item(id: String) throws -> Item? {
         try Item.fetchOne(db, sql: "SELECT \(Item.columns) FROM items WHERE id = ?", arguments: [id])
     }
@@ -142,7 +155,7 @@ public struct StoreReader {
             guard start <= high else { break }
             let rows = try Row.fetchAll(statement, arguments: [start, perRun])
             items += rows.map(Item.init(row:))
-            guard let last: Int64 = rows.last?[8], last < Int64.max else { break }
+            guard let last: Int64 = rows.last?[Item.columnCount], last < Int64.max else { break }
             next = last + 1
         }
         return items

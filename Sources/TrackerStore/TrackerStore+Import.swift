@@ -110,6 +110,18 @@ extension TrackerStore {
                     throw StoreError(
                         .invalidInput, "line \(line): project \(item.projectID) is neither in the file nor in the store"
                     )
+                case .item(let item):
+                    for link in item.tracking.links where link.storeID == nil || link.storeID == uuid {
+                        if !knownItems.contains(link.itemID) {
+                            throw StoreError(
+                                .invalidInput,
+                                "line \(line): the \(link.kind.rawValue) link's item \(link.itemID) is neither in the "
+                                    + "file nor in the store")
+                        }
+                        if link.itemID == item.id {
+                            throw StoreError(.invalidInput, "line \(line): an item cannot link to itself")
+                        }
+                    }
                 case .message where !hasMessages:
                     throw StoreError(
                         .readOnly, "line \(line): this store predates messages; open it writable once to upgrade it")
@@ -129,7 +141,12 @@ extension TrackerStore {
             let upsertProject = try db.cachedStatement(
                 sql: Self.upsertSQL("projects", ["title", "detail", "color", "closed", "created_at"]))
             let upsertItem = try db.cachedStatement(
-                sql: Self.upsertSQL("items", ["project_id", "title", "detail", "priority", "completed", "created_at"]))
+                sql: Self.upsertSQL(
+                    "items",
+                    [
+                        "project_id", "title", "detail", "priority", "completed", "created_at", "author", "assignees",
+                        "resolution", "closed_at", "source_url", "source_key",
+                    ]))
             let existingItems = try Set(String.fetchAll(db, sql: "SELECT id FROM items"))
             let existingProjects = try Set(String.fetchAll(db, sql: "SELECT id FROM projects"))
             var written = 0
@@ -158,11 +175,39 @@ extension TrackerStore {
                     upsertProject, [p.id, p.title, p.detail, p.color, p.isClosed, p.createdAt, p.modifiedAt],
                     existed: existingProjects.contains(p.id), added: \.projectsAdded, updated: \.projectsUpdated)
             }
+            // Items, then their tags, then their links (whose targets may come later in the file): an item counts
+            // as updated when its row or any of these changed.
+            var stored: [String: ItemTracking] = [:]
+            var changedItems = Set<String>()
             for case (_, .item(let i)) in records {
-                try upsert(
-                    upsertItem,
-                    [i.id, i.projectID, i.title, i.detail, i.priority, i.isCompleted, i.createdAt, i.modifiedAt],
-                    existed: existingItems.contains(i.id), added: \.itemsAdded, updated: \.itemsUpdated)
+                let t = i.tracking
+                let existed = existingItems.contains(i.id)
+                if existed, let item = try self.fetchItem(db, i.id) { stored[i.id] = item.tracking }
+                try upsertItem.execute(arguments: [
+                    i.id, i.projectID, i.title, i.detail, i.priority, i.isCompleted, i.createdAt, t.author,
+                    ItemTracking.encode(names: t.assignees), t.resolution, t.closedAt, t.sourceURL, t.sourceKey,
+                    i.modifiedAt,
+                ])
+                if existed, db.changesCount > 0 { changedItems.insert(i.id) }
+                var before = t
+                (before.tags, before.links) = (stored[i.id]?.tags ?? [], stored[i.id]?.links ?? [])
+                var after = before
+                after.tags = t.tags
+                if try writeTracking(db, itemID: i.id, from: before, to: after) { changedItems.insert(i.id) }
+            }
+            for case (_, .item(let i)) in records {
+                var before = i.tracking
+                before.links = stored[i.id]?.links ?? []
+                if try writeTracking(db, itemID: i.id, from: before, to: i.tracking) { changedItems.insert(i.id) }
+                if existingItems.contains(i.id) {
+                    if changedItems.contains(i.id) { summary.itemsUpdated += 1 } else { summary.unchanged += 1 }
+                } else {
+                    summary.itemsAdded += 1
+                }
+                written += 1
+                if written % Self.progressStep == 0 || written == records.count {
+                    progress?(ImportProgress(stage: .writing, done: written, total: records.count))
+                }
             }
             guard hasMessages else { return summary }
             // Messages last: what they are on is in place by now.

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// A change to some fields of an item; nil fields stay as they are.
@@ -7,16 +8,19 @@ public struct ItemChanges: Sendable {
     public var priority: Int?
     public var isCompleted: Bool?
     public var projectID: String?
+    /// Changes the item's tracker fields, given them as stored (after the change of ``isCompleted``, if any).
+    public var tracking: (@Sendable (inout ItemTracking) -> Void)?
 
     public init(
         title: String? = nil, detail: String? = nil, priority: Int? = nil, isCompleted: Bool? = nil,
-        projectID: String? = nil
+        projectID: String? = nil, tracking: (@Sendable (inout ItemTracking) -> Void)? = nil
     ) {
         self.title = title
         self.detail = detail
         self.priority = priority
         self.isCompleted = isCompleted
         self.projectID = projectID
+        self.tracking = tracking
     }
 }
 
@@ -50,7 +54,6 @@ enum Validation {
 
     static func message(text: String, author: String) throws(StoreError) {
         try Validation.text(text, field: "message")
-        try Validation.text(author, field: "author")
         if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw StoreError(.invalidInput, "the message is empty; say something")
         }
@@ -59,17 +62,87 @@ enum Validation {
                 .invalidInput,
                 "the message is \(text.utf8.count) bytes, over the limit of \(Message.maximumTextBytes); shorten it")
         }
-        if author.utf8.count > Message.maximumAuthorBytes {
-            throw StoreError(.invalidInput, "the author's name is over \(Message.maximumAuthorBytes) bytes; shorten it")
+        _ = try line(author, field: "author's name", maximumBytes: Message.maximumAuthorBytes)
+    }
+
+    /// A one-line field (a name, a tag, a resolution, a key), trimmed: shown on one line everywhere (search,
+    /// messages, the pages), it holds no line break, no escape sequence, nothing that reorders the text after it.
+    static func line(_ value: String, field: String, maximumBytes: Int) throws(StoreError) -> String {
+        try text(value, field: field)
+        if value.utf8.count > maximumBytes {
+            throw StoreError(.invalidInput, "the \(field) is over \(maximumBytes) bytes; shorten it")
         }
-        // A name is shown on one line everywhere (search, messages, the pages): it holds no line break, no escape
-        // sequence, nothing that reorders the text after it. (Spaces around it are trimmed when it is stored.)
-        let name = author.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let control = name.unicodeScalars.first(where: { VisibleText.isControl($0) }) {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let control = trimmed.unicodeScalars.first(where: { VisibleText.isControl($0) }) {
             throw StoreError(
                 .invalidInput,
-                "the author's name holds the control character \(VisibleText.escaped(String(control))); "
-                    + "give a name of printable characters")
+                "the \(field) holds the control character \(VisibleText.escaped(String(control))); "
+                    + (field.hasSuffix("name") ? "give a name of printable characters" : "use printable characters"))
+        }
+        return trimmed
+    }
+
+    /// The tracker fields as the store keeps them (trimmed, each tag, name and link once, in order), or an error
+    /// naming the first field that cannot be stored.
+    static func tracking(_ tracking: ItemTracking) throws(StoreError) -> ItemTracking {
+        var result = ItemTracking()
+        let nameBytes = Message.maximumAuthorBytes
+        result.author = try line(tracking.author, field: "author's name", maximumBytes: nameBytes)
+        var assignees: [String] = []
+        for name in tracking.assignees {
+            let name = try line(name, field: "assignee's name", maximumBytes: nameBytes)
+            if name.isEmpty { throw StoreError(.invalidInput, "an assignee's name is empty; give a name") }
+            assignees.append(name)
+        }
+        result.assignees = ItemTracking.canonicalNames(assignees)
+        try count(result.assignees.count, "assignees", ItemTracking.maximumAssignees)
+        var tags: [String] = []
+        for tag in tracking.tags {
+            let tag = try line(tag, field: "tag", maximumBytes: ItemTracking.maximumTagBytes)
+            if tag.isEmpty { throw StoreError(.invalidInput, "a tag is empty; give it a word") }
+            tags.append(tag)
+        }
+        result.tags = ItemTracking.canonicalTags(tags)
+        try count(result.tags.count, "tags", ItemTracking.maximumTags)
+        result.resolution = try line(
+            tracking.resolution, field: "resolution", maximumBytes: ItemTracking.maximumTagBytes)
+        if let closed = tracking.closedAt {
+            guard let normalized = Timestamp.normalize(closed) else {
+                throw StoreError(
+                    .invalidInput,
+                    "the closing time '\(closed)' is not a real time; use ISO 8601 like 2024-05-01T09:30:00Z")
+            }
+            result.closedAt = normalized
+        }
+        for link in tracking.links {
+            if let problem = TrackerURI.uuidProblem(link.itemID) ?? link.storeID.flatMap(TrackerURI.uuidProblem) {
+                throw StoreError(.invalidInput, "a link's target \(problem)")
+            }
+        }
+        result.links = ItemTracking.canonicalLinks(tracking.links)
+        try count(result.links.count, "links", ItemTracking.maximumLinks)
+        result.sourceKey = try line(tracking.sourceKey, field: "source key", maximumBytes: ItemTracking.maximumTagBytes)
+        if result.sourceKey.contains(where: \.isWhitespace) {
+            throw StoreError(
+                .invalidInput, "the source key '\(result.sourceKey)' holds a space; give one word like HADOOP-1234")
+        }
+        let url = try line(tracking.sourceURL, field: "source URL", maximumBytes: ItemTracking.maximumURLBytes)
+        if !url.isEmpty {
+            let lower = url.lowercased()
+            guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), url.count > 8,
+                !url.contains(where: \.isWhitespace)
+            else {
+                throw StoreError(
+                    .invalidInput, "the source URL '\(url)' is not an http(s) address; give one like https://host/path")
+            }
+        }
+        result.sourceURL = url
+        return result
+    }
+
+    private static func count(_ count: Int, _ what: String, _ maximum: Int) throws(StoreError) {
+        if count > maximum {
+            throw StoreError(.invalidInput, "an item has \(count) \(what), over the limit of \(maximum)")
         }
     }
 
@@ -97,24 +170,110 @@ extension TrackerStore {
     /// Adds an item to a project. Throws ``StoreError/Code-swift.struct/notFound`` if the project is gone.
     @discardableResult
     public func addItem(
-        projectID: String, title: String, detail: String = "", priority: Int = 2, isCompleted: Bool = false
+        projectID: String, title: String, detail: String = "", priority: Int = 2, isCompleted: Bool = false,
+        tracking: ItemTracking = ItemTracking()
     ) throws(StoreError) -> Item {
         let title = try Validation.title(title, of: "item")
         try Validation.text(detail, field: "detail")
         try Validation.priority(priority)
+        var tracking = try Validation.tracking(tracking)
+        if isCompleted, tracking.closedAt == nil { tracking.closedAt = Timestamp.string(from: Date()) }
         return try write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM projects WHERE id = ?", arguments: [projectID]) != nil
             else {
                 throw StoreError(.notFound, "no project \(uri(.project, projectID)) in this store")
             }
-            return try Item.fetchOne(
+            let columns = Self.trackingColumns(from: ItemTracking(), to: tracking)
+            let names = (["project_id", "title", "detail", "priority", "completed"] + columns.map(\.column))
+            let id = try String.fetchOne(
                 db,
                 sql: """
-                    INSERT INTO items (project_id, title, detail, priority, completed) VALUES (?, ?, ?, ?, ?)
-                    RETURNING \(Item.columns)
+                    INSERT INTO items (\(names.joined(separator: ", ")))
+                    VALUES (\(names.map { _ in "?" }.joined(separator: ", "))) RETURNING id
                     """,
-                arguments: [projectID, title, detail, priority, isCompleted])!
+                arguments: StatementArguments([projectID, title, detail, priority, isCompleted] + columns.map(\.value)))!
+            var columnsWritten = tracking
+            (columnsWritten.tags, columnsWritten.links) = ([], [])
+            try self.writeTracking(db, itemID: id, from: columnsWritten, to: tracking)
+            return try self.fetchItem(db, id)!
         }
+    }
+
+    /// Writes an item's tracker fields where they differ from `old` (what is stored): its columns in one update, and
+    /// only the tags and links added or removed. Links to this store's items need their target to be there. Returns
+    /// whether anything was written.
+    @discardableResult
+    func writeTracking(_ db: Database, itemID: String, from old: ItemTracking, to new: ItemTracking) throws -> Bool {
+        var changed = false
+        let differing = Self.trackingColumns(from: old, to: new)
+        if !differing.isEmpty {
+            try db.execute(
+                sql: "UPDATE items SET \(differing.map { "\($0.column) = ?" }.joined(separator: ", ")) WHERE id = ?",
+                arguments: StatementArguments(differing.map(\.value) + [itemID]))
+            changed = true
+        }
+        return try writeTagsAndLinks(db, itemID: itemID, from: old, to: new) || changed
+    }
+
+    /// The items table's columns of the tracker fields that differ from `old` to `new`, with their new values.
+    static func trackingColumns(from old: ItemTracking, to new: ItemTracking) -> [(
+        column: String, value: (any DatabaseValueConvertible)?
+    )] {
+        let columns: [(String, (ItemTracking) -> (any DatabaseValueConvertible)?)] = [
+            ("author", { $0.author }), ("assignees", { ItemTracking.encode(names: $0.assignees) }),
+            ("resolution", { $0.resolution }), ("closed_at", { $0.closedAt }), ("source_url", { $0.sourceURL }),
+            ("source_key", { $0.sourceKey }),
+        ]
+        return columns.compactMap { column, value in
+            value(old)?.databaseValue == value(new)?.databaseValue ? nil : (column, value(new))
+        }
+    }
+
+    /// Adds and removes tags and links from `old`'s to `new`'s; returns whether anything was written.
+    private func writeTagsAndLinks(_ db: Database, itemID: String, from old: ItemTracking, to new: ItemTracking) throws
+        -> Bool
+    {
+        var changed = false
+        let oldTags = Set(old.tags)
+        let newTags = Set(new.tags)
+        for tag in oldTags.subtracting(newTags) {
+            try db.execute(sql: "DELETE FROM tags WHERE item_id = ? AND title = ?", arguments: [itemID, tag])
+            changed = true
+        }
+        for tag in new.tags where !oldTags.contains(tag) {
+            try db.execute(sql: "INSERT INTO tags (item_id, title) VALUES (?, ?)", arguments: [itemID, tag])
+            changed = true
+        }
+        let oldLinks = Set(old.links)
+        let newLinks = Set(
+            new.links.map { link in
+                var link = link
+                if link.storeID == uuid { link.storeID = nil }
+                return link
+            })
+        for link in oldLinks.subtracting(newLinks) {
+            try db.execute(
+                sql: "DELETE FROM links WHERE item_id = ? AND kind = ? AND target_item = ? AND target_store = ?",
+                arguments: [itemID, link.kind.rawValue, link.itemID, link.storeID ?? ""])
+            changed = true
+        }
+        for link in newLinks.subtracting(oldLinks).sorted() {
+            if link.storeID == nil {
+                if link.itemID == itemID {
+                    throw StoreError(.invalidInput, "an item cannot link to itself (\(uri(.item, itemID)))")
+                }
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM items WHERE id = ?", arguments: [link.itemID]) == nil {
+                    throw StoreError(
+                        .notFound,
+                        "no item \(uri(.item, link.itemID)) in this store to link to as \(link.kind.rawValue)")
+                }
+            }
+            try db.execute(
+                sql: "INSERT INTO links (item_id, kind, target_item, target_store) VALUES (?, ?, ?, ?)",
+                arguments: [itemID, link.kind.rawValue, link.itemID, link.storeID ?? ""])
+            changed = true
+        }
+        return changed
     }
 
     /// Changes an item; returns it as stored. Throws ``StoreError/Code-swift.struct/notFound`` if it is gone.
@@ -144,15 +303,33 @@ extension TrackerStore {
             sets.append("project_id = ?")
             arguments += [projectID]
         }
-        arguments += [id]
+        let now = Timestamp.string(from: Date())
         return try write { db in
-            guard try self.fetchItem(db, id) != nil else {
+            guard let stored = try self.fetchItem(db, id) else {
                 throw StoreError(.notFound, "no item \(uri(.item, id)) in this store (deleted?)")
+            }
+            var tracking = stored.tracking
+            // Closing an item records when; opening it again forgets when and how it was closed.
+            if let completed = changes.isCompleted, completed != stored.isCompleted {
+                tracking.closedAt = completed ? (tracking.closedAt ?? now) : nil
+                if !completed { tracking.resolution = "" }
+            }
+            changes.tracking?(&tracking)
+            tracking = try Validation.tracking(tracking)
+            // One UPDATE for the row's columns, so that one edit is one change.
+            var sets = sets
+            var arguments = arguments
+            for (column, value) in Self.trackingColumns(from: stored.tracking, to: tracking) {
+                sets.append("\(column) = ?")
+                arguments += [value]
             }
             if !sets.isEmpty {
                 try db.execute(
-                    sql: "UPDATE items SET \(sets.joined(separator: ", ")) WHERE id = ?", arguments: arguments)
+                    sql: "UPDATE items SET \(sets.joined(separator: ", ")) WHERE id = ?", arguments: arguments + [id])
             }
+            var columnsWritten = tracking
+            (columnsWritten.tags, columnsWritten.links) = (stored.tracking.tags, stored.tracking.links)
+            try self.writeTracking(db, itemID: id, from: columnsWritten, to: tracking)
             return try self.fetchItem(db, id)!
         }
     }
@@ -250,7 +427,7 @@ extension TrackerStore {
         }
     }
 
-    private func fetchItem(_ db: Database, _ id: String) throws -> Item? {
+    func fetchItem(_ db: Database, _ id: String) throws -> Item? {
         try Item.fetchOne(db, sql: "SELECT \(Item.columns) FROM items WHERE id = ?", arguments: [id])
     }
 

@@ -138,7 +138,7 @@ import Testing
             #expect(!actual.isEmpty && documented == actual, "\(table): documented \(documented), store \(actual)")
             tables += 1
         }
-        #expect(tables == 3)
+        #expect(tables == 5)
         let block = try #require(page.components(separatedBy: "```sh\n").last?.components(separatedBy: "```").first)
         let sql = try #require(block.components(separatedBy: "\"").dropFirst().first)
         #expect(cli.sqlite(sql).status == 0)

@@ -72,7 +72,7 @@ import TrackerStore
         ("{\"kind\":\"task\"}", "line 3: field \"kind\" is \"task\"; use \"project\", \"item\" or \"message\""),
         (
             "{\"kind\":\"item\",\"project\":\"\(project)\",\"title\":\"x\",\"priorty\":1}",
-            "line 3: unknown field \"priorty\" for a item; known fields: completed, created, detail, id, kind, modified, priority, project, title"
+            "line 3: unknown field \"priorty\" for a item; known fields: assignees, author, closed_at, completed, created, detail, id, key, kind, links, modified, priority, project, resolution, tags, title, url"
         ),
         (
             "{\"kind\":\"item\",\"project\":\"33333333-3333-4333-8333-333333333333\",\"title\":\"x\"}",
