@@ -34,6 +34,18 @@ class MappedFieldProcessor : public Xapian::FieldProcessor {
                 }
             } else if (status == CXAPIAN_FIELD_TERM && result.term != nullptr) {
                 query = Xapian::Query(std::string(result.term, result.term_length));
+            } else if (status == CXAPIAN_FIELD_ANY_TERM && result.term != nullptr) {
+                std::vector<std::string> terms;
+                size_t start = 0;
+                for (size_t i = 0; i < result.term_length; ++i) {
+                    if (result.term[i] != '\0') continue;
+                    if (i > start) terms.emplace_back(result.term + start, i - start);
+                    start = i + 1;
+                }
+                query = Xapian::Query(Xapian::Query::OP_OR, terms.begin(), terms.end());
+            } else if (status == CXAPIAN_FIELD_NOT_TERM && result.term != nullptr) {
+                query = Xapian::Query(Xapian::Query::OP_AND_NOT, Xapian::Query::MatchAll,
+                                      Xapian::Query(std::string(result.term, result.term_length)));
             } else if (status == CXAPIAN_FIELD_VALUE_RANGE) {
                 query = value_range(result.slot, result.begin, result.begin_length, result.end, result.end_length,
                                     &owner_->ranges);
@@ -215,12 +227,13 @@ bool cxapian_query_parser_add_boolean_prefix(cxapian_query_parser *parser, const
 }
 
 bool cxapian_query_parser_add_boolean_mapper(cxapian_query_parser *parser, const char *field,
-                                             cxapian_field_mapper mapper, void *context,
+                                             cxapian_field_mapper mapper, void *context, bool exclusive,
                                              cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    // release() hands ownership to the parser's reference count.
+    // release() hands ownership to the parser's reference count. An empty grouping gives each filter its own group.
     auto *processor = new MappedFieldProcessor(mapper, context, parser);
-    parser->parser.add_boolean_prefix(field, processor->release());
+    const std::string own_group;
+    parser->parser.add_boolean_prefix(field, processor->release(), exclusive ? nullptr : &own_group);
     CXAPIAN_GUARD_END(error)
 }
 

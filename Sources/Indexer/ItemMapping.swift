@@ -13,18 +13,26 @@ struct ItemMapping {
     var identifierBase: String { "\(TrackerURI.scheme)://\(storeID)/" }
 
     func searchableItem(for item: Item, in project: Project) -> SearchableItem {
-        SearchableItem(
-            uniqueIdentifier: uri(.item, item.id),
-            domainIdentifier: uri(.project, item.projectID),
-            attributeSet: SearchableItemAttributeSet(
-                title: item.title,
-                contentDescription: item.detail,
-                kind: .item,
-                containerTitle: project.title,
-                priority: item.priority,
-                isCompleted: item.isCompleted,
-                createdAt: Timestamp.seconds(item.createdAt) ?? 0,
-                modifiedAt: Timestamp.seconds(item.modifiedAt) ?? 0))
+        var attributes = SearchableItemAttributeSet(
+            title: item.title,
+            contentDescription: item.detail,
+            kind: .item,
+            containerTitle: project.title,
+            priority: item.priority,
+            isCompleted: item.isCompleted,
+            createdAt: Timestamp.seconds(item.createdAt) ?? 0,
+            modifiedAt: Timestamp.seconds(item.modifiedAt) ?? 0)
+        let tracking = item.tracking
+        attributes.authorNames = tracking.author.isEmpty ? [] : [tracking.author]
+        attributes.assigneeNames = tracking.assignees
+        attributes.tags = tracking.tags
+        attributes.resolution = tracking.resolution
+        attributes.closedAt = tracking.closedAt.flatMap(Timestamp.seconds)
+        attributes.links = tracking.links.map { .init(kind: $0.kind.rawValue, targetItemID: $0.itemID) }
+        attributes.sourceKey = tracking.sourceKey
+        return SearchableItem(
+            uniqueIdentifier: uri(.item, item.id), domainIdentifier: uri(.project, item.projectID),
+            attributeSet: attributes)
     }
 
     /// A project is indexed in its own domain, so deleting the domain removes it with its items.

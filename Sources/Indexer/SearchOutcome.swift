@@ -100,6 +100,9 @@ public struct ResolvedHit: Sendable, Equatable {
     /// In a search across stores: the other stores that hold the same row (older copies, or equal ones later in
     /// the set's order).
     public var alsoIn: [String] = []
+    /// For ``StoreIndexer/similar(to:options:)``: whether the store already links this hit and the item compared
+    /// with as duplicates (one a `duplicate-of` the other, or both of the same item).
+    public var isKnownDuplicate = false
 }
 
 /// One facet's counts over all matches.

@@ -3,6 +3,22 @@ import SearchIndex
 import TrackerStore
 
 extension StoreIndexer {
+    /// Marks the hits the store already links with `item` as duplicates: a `duplicate-of` either way, or both
+    /// `duplicate-of` one item.
+    static func markKnownDuplicates(of item: Item, in storeID: String, _ hits: inout [ResolvedHit]) {
+        func originals(_ links: [ItemLink], _ store: String) -> Set<TrackerURI> {
+            Set(links.filter { $0.kind == .duplicateOf }.map { $0.target(in: store) })
+        }
+        let me = TrackerURI(storeID: storeID, kind: .item, entityID: item.id)
+        let mine = originals(item.tracking.links, storeID)
+        for index in hits.indices {
+            guard case .item(let hit, _) = hits[index].entity else { continue }
+            let theirs = originals(hit.tracking.links, hits[index].uri.storeID)
+            hits[index].isKnownDuplicate =
+                mine.contains(hits[index].uri) || theirs.contains(me) || !mine.isDisjoint(with: theirs)
+        }
+    }
+
     /// Items and projects like the one `uri` names, best first, it left out: "more like this", for finding duplicates.
     ///
     /// The query is built from the item as indexed — its title's words, then the detail words Xapian's relevance
@@ -35,6 +51,7 @@ extension StoreIndexer {
         if let own = found.selfScore, own > 0 {
             for index in hits.indices { hits[index].likeness = min(1, hits[index].score / own) }
         }
+        if case .item(let item, _) = entity { Self.markKnownDuplicates(of: item, in: uri.storeID, &hits) }
         if options.snippets {
             try pipeline.addSnippets(to: &hits, from: found.results, words: Self.snippetWords(title))
         }

@@ -20,6 +20,16 @@ public struct VerifyReport: Sendable {
     public var damage: String?
     /// Set when `--repair` rebuilt a damaged index (and why).
     public var rebuilt: String?
+    /// Links in the store to items of this store that are gone: the store's own state, which `--repair` leaves
+    /// (the store is the source of truth), reported so that a person can remove or mend them.
+    public var danglingLinks: [DanglingLink] = []
+
+    /// A link whose target item is gone: the linking item's URI, the link's kind, the target's URI.
+    public struct DanglingLink: Sendable, Equatable {
+        public var from: String
+        public var kind: String
+        public var to: String
+    }
 
     /// True when store and index agree and the index's tables are sound.
     public var isClean: Bool { missing.isEmpty && stale.isEmpty && extra.isEmpty && damage == nil }
@@ -132,6 +142,9 @@ extension StoreIndexer {
             var seen = Set<String>()
             try store.read { storeReader in
                 report.changesBehind = try storeReader.changeCount(after: cursor)
+                report.danglingLinks = try storeReader.danglingLinks().map { link in
+                    .init(from: mapping.uri(.item, link.itemID), kind: link.kind, to: mapping.uri(.item, link.targetID))
+                }
                 try mapping.forEachDocument(in: storeReader) { document in
                     seen.insert(document.uniqueIdentifier)
                     report.storeRows += 1

@@ -56,6 +56,7 @@ final class DocumentBuilder {
         for author in attributes.authorNames where !author.isEmpty {
             try document.addBooleanTerm(TermPrefix.authorTerm(author))
         }
+        try addTrackingTerms(attributes, to: document)
         if let priority = attributes.priority {
             try document.addBooleanTerm(TermPrefix.priority + String(priority))
             try document.addValue(SortableNumber.encode(Double(priority)), slot: ValueSlot.priority)
@@ -91,6 +92,52 @@ final class DocumentBuilder {
             try document.addValue(ValueSlot.statusValue(attributes.status), slot: ValueSlot.status)
         }
         try document.addValue(coding.value(item.uniqueIdentifier), slot: ValueSlot.uniqueIdentifier)
+        if let closed = attributes.closedAt {
+            try document.addValue(SortableNumber.encode(Double(closed)), slot: ValueSlot.closed)
+        }
+        // For facets, as written; a line each (names and tags hold no line break).
+        if !attributes.tags.isEmpty {
+            try document.addValue(Array(attributes.tags.joined(separator: "\n").utf8), slot: ValueSlot.tags)
+        }
+        if !attributes.assigneeNames.isEmpty {
+            try document.addValue(
+                Array(attributes.assigneeNames.joined(separator: "\n").utf8), slot: ValueSlot.assignees)
+        }
+        if !attributes.resolution.isEmpty {
+            try document.addValue(Array(attributes.resolution.utf8), slot: ValueSlot.resolution)
+        }
         return document
+    }
+
+    /// The terms of an item's tracker fields; none for a document without them (an index of a store that uses none
+    /// is no larger for them).
+    private func addTrackingTerms(_ attributes: SearchableItemAttributeSet, to document: Document) throws(XapianError) {
+        var has: [String] = []
+        if attributes.kind == .item, attributes.authorNames.contains(where: { !$0.isEmpty }) { has.append("author") }
+        for name in attributes.assigneeNames where !name.isEmpty {
+            try document.addBooleanTerm(TermPrefix.nameTerm(TermPrefix.assignee, name))
+        }
+        if !attributes.assigneeNames.isEmpty { has.append("assignee") }
+        for tag in attributes.tags where !tag.isEmpty {
+            try document.addBooleanTerm(TermPrefix.nameTerm(TermPrefix.tag, tag))
+        }
+        if !attributes.tags.isEmpty { has.append("tag") }
+        if !attributes.resolution.isEmpty {
+            try document.addBooleanTerm(TermPrefix.nameTerm(TermPrefix.resolution, attributes.resolution))
+            has.append("resolution")
+        }
+        if !attributes.sourceKey.isEmpty {
+            // With a wdf of 1, not as a boolean term: the key typed alone ranks its item by this term's weight.
+            try document.addTerm(TermPrefix.nameTerm(TermPrefix.sourceKey, attributes.sourceKey), wdfIncrement: 1)
+            has.append("key")
+        }
+        for link in attributes.links {
+            try document.addBooleanTerm(TermPrefix.linkKind + link.kind)
+            if link.kind == "duplicate-of", let term = TermPrefix.duplicateTerm(link.targetItemID) {
+                try document.addBooleanTerm(term)
+            }
+        }
+        if !attributes.links.isEmpty { has.append("link") }
+        for field in has { try document.addBooleanTerm(TermPrefix.has + field) }
     }
 }

@@ -99,6 +99,16 @@ public final class SearchQueryParser {
             try parser.addBooleanField("priority") { [unowned self] in
                 self.note("priority", $0, self.priorityFilter($0))
             }
+            for field in Self.trackerFields {
+                // An item has many tags and assignees, and of the rest: `tag:a tag:b` is an item with both.
+                let exclusive = ["resolution", "key", "duplicates"].contains(field)
+                try parser.addBooleanField(field, exclusive: exclusive) { [unowned self] in
+                    self.note(field, $0, Self.trackerFilter(field, $0))
+                }
+            }
+            try parser.addBooleanField("closed") { [unowned self] in
+                self.note("closed", $0, self.dateFilter($0, field: "closed", slot: ValueSlot.closed))
+            }
             try parser.addBooleanField("created") { [unowned self] in
                 self.note("created", $0, self.dateFilter($0, field: "created", slot: ValueSlot.created))
             }
@@ -141,7 +151,7 @@ public final class SearchQueryParser {
         var flags = Self.flags
         if partial { flags.insert(.partial) }
         if correctSpelling { flags.insert(.spellingCorrection) }
-        let query: Query
+        var query: Query
         do {
             // The text as the index holds it: folded, compound words with their parts (TextNormalizer), each
             // compound counting as one word.
@@ -158,6 +168,11 @@ public final class SearchQueryParser {
         }
         if query.isEmpty {
             throw SearchIndexError(.querySyntax, "the query '\(text)' has no words to search for")
+        }
+        if let key = Self.sourceKey(typedAlone: text) {
+            // A key typed alone (HADOOP-1234) finds its item too, which its rare term ranks first.
+            let term = Query(term: TermPrefix.nameTerm(TermPrefix.sourceKey, key))
+            query = try xapian { () throws(XapianError) in try query.combined(.or, with: term) }
         }
         var bonus: Query?
         if let phrase = Self.phraseBonus(for: text, partial: partial) {
@@ -177,6 +192,21 @@ public final class SearchQueryParser {
             projectTitles: projectTitles.filter { titles.insert($0).inserted })
     }
 
+    /// The query if it is one tracker key and nothing else: letters (digits and `_` after the first), `-`, digits
+    /// (`HADOOP-1234`, `gh-12`).
+    static func sourceKey(typedAlone text: String) -> String? {
+        let key = text.trimmingCharacters(in: .whitespaces)
+        guard key.utf8.count <= 64, let dash = key.lastIndex(of: "-"), let first = key.first, first.isASCII,
+            first.isLetter
+        else { return nil }
+        let name = key[..<dash]
+        let number = key[key.index(after: dash)...]
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && $0.isNumber }),
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+        else { return nil }
+        return key
+    }
+
     /// What is wrong with a field written with nothing after its colon (`author:` alone, `-is:`), which Xapian
     /// would read as the plain word: the same refusal as `author:""` gets. Nil when there is none.
     func emptyField(in text: String) -> String? {
@@ -192,7 +222,8 @@ public final class SearchQueryParser {
             case "is": mapping = Self.statusTerm("").0
             case "kind": mapping = Self.kindTerm("").0
             case "priority": mapping = priorityFilter("").0
-            case "created", "modified": mapping = dateFilter("", field: name, slot: ValueSlot.created).0
+            case "created", "modified", "closed": mapping = dateFilter("", field: name, slot: ValueSlot.created).0
+            case _ where Self.trackerFields.contains(name): mapping = Self.trackerFilter(name, "").0
             case "title", "detail": return "\(name): needs a word or a \"phrase\", e.g. \(name):boiler"
             default: continue
             }
@@ -219,7 +250,8 @@ public final class SearchQueryParser {
     /// the filter `is:completed` (the opposite of what was typed); `NOT` means the same wherever `-` is right.
     static func negatingFilters(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "-")) else { return text }
-        let filterFields = ["project", "is", "kind", "author", "priority", "created", "modified"]
+        let filterFields =
+            ["project", "is", "kind", "author", "priority", "created", "modified", "closed"] + trackerFields
         var result = ""
         var previous: Character = " "
         var index = text.startIndex
@@ -227,7 +259,7 @@ public final class SearchQueryParser {
             let character = text[index]
             if character == "-", previous.isWhitespaceQuick || previous == "(" {
                 // The longest field and its colon: lowercasing more of the text would cost its length at each `-`.
-                let rest = text[text.index(after: index)...].prefix(9).lowercased()
+                let rest = text[text.index(after: index)...].prefix(11).lowercased()
                 if filterFields.contains(where: { rest.hasPrefix($0 + ":") }) {
                     result += "NOT "
                     previous = " "
@@ -302,11 +334,78 @@ public final class SearchQueryParser {
         return (.term(TermPrefix.authorTerm(value)), "author is '\(value)' (any case)")
     }
 
+    /// The filters on an item's tracker fields, each a boolean field (``trackerFilter(_:_:)``).
+    static let trackerFields = [
+        "tag", "assignee", "involves", "resolution", "key", "has", "no", "linked", "duplicates",
+    ]
+
+    /// What `has:` and `no:` ask about.
+    static let hasFields = ["tag", "assignee", "link", "author", "resolution", "key"]
+
+    /// `tag:bug`, `assignee:alice`, `involves:alice` (author or assignee), `resolution:fixed`, `key:HADOOP-1234` (any
+    /// case and accents; quote a value with spaces), `has:tag` / `no:tag` (and assignee, link, author, resolution,
+    /// key), `linked:duplicate-of` (blocks, relates-to), `duplicates:<item URI or UUID>`.
+    static func trackerFilter(_ field: String, _ value: String) -> (QueryParser.FieldMapping, String) {
+        let value = value.trimmingCharacters(in: .whitespaces)
+        let names = [
+            "tag": (TermPrefix.tag, "tag:bug"), "assignee": (TermPrefix.assignee, "assignee:alice"),
+            "resolution": (TermPrefix.resolution, "resolution:fixed"), "key": (TermPrefix.sourceKey, "key:HADOOP-1234"),
+        ]
+        if let (prefix, example) = names[field] {
+            if value.isEmpty { return (.invalid("\(field): needs a value, e.g. \(example)"), "") }
+            return (.term(TermPrefix.nameTerm(prefix, value)), "\(field) is '\(value)' (any case)")
+        }
+        switch field {
+        case "involves":
+            if value.isEmpty { return (.invalid("involves: needs a name, e.g. involves:alice"), "") }
+            return (
+                .anyTerm([TermPrefix.authorTerm(value), TermPrefix.nameTerm(TermPrefix.assignee, value)]),
+                "author or assignee is '\(value)' (any case)"
+            )
+        case "has", "no":
+            let asked = value.lowercased()
+            guard hasFields.contains(asked) else {
+                let list = hasFields.map { "\(field):\($0)" }.joined(separator: ", ")
+                return (.invalid("\(field):\(value) is not a field to ask about; use \(list)"), "")
+            }
+            let term = TermPrefix.has + asked
+            return field == "has" ? (.term(term), "has a \(asked)") : (.withoutTerm(term), "has no \(asked)")
+        case "linked":
+            let kinds = ["duplicate-of", "blocks", "relates-to"]
+            guard kinds.contains(value.lowercased()) else {
+                return (
+                    .invalid(
+                        "linked:\(value) is not a kind of link; use linked:duplicate-of, linked:blocks or linked:relates-to"
+                    ), ""
+                )
+            }
+            return (.term(TermPrefix.linkKind + value.lowercased()), "has a \(value.lowercased()) link")
+        default:  // duplicates
+            let id = value.hasPrefix("tracker://") ? String(value.split(separator: "/").last ?? "") : value
+            guard value.hasPrefix("tracker://") ? value.contains("/item/") : true,
+                let term = TermPrefix.duplicateTerm(id.lowercased())
+            else {
+                return (
+                    .invalid("duplicates:\(value) is not an item; use duplicates:tracker://<store>/item/<uuid>"), ""
+                )
+            }
+            return (.term(term), "duplicate of item \(id.lowercased())")
+        }
+    }
+
     static func statusTerm(_ value: String) -> (QueryParser.FieldMapping, String) {
         switch value.lowercased() {
         case "open": return (.term(TermPrefix.status + "open"), "status is open")
         case "completed", "done": return (.term(TermPrefix.status + "completed"), "status is completed")
-        case "closed": return (.term(TermPrefix.status + "closed"), "status is closed (projects)")
+        case "closed":
+            // Closed projects and completed items: the two statuses after open, one byte each in the status slot.
+            // (`completed` is kept as 2, `closed` as 3: ValueSlot.statuses.)
+            return (
+                .valueRange(
+                    slot: ValueSlot.status, lower: ValueSlot.statusValue("completed"),
+                    upper: ValueSlot.statusValue("closed")),
+                "status is closed (projects) or completed (items)"
+            )
         default: return (.invalid("is:\(value) is not a status; use is:open, is:completed or is:closed"), "")
         }
     }

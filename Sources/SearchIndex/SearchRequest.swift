@@ -42,19 +42,38 @@ public enum SearchFacet: String, CaseIterable, Sendable {
     case status
     /// Matches per store (values are store UUIDs, from the project URIs): for searches across stores.
     case store
+    /// Matches per tag (an item with three tags counts once under each).
+    case tag
+    /// Matches per assignee (as ``tag``).
+    case assignee
+    /// Matches per resolution (`fixed`, `duplicate`, …, as the items say).
+    case resolution
 
     var slot: UInt32 {
         switch self {
         case .project, .store: return ValueSlot.domain
         case .priority: return ValueSlot.priority
         case .status: return ValueSlot.status
+        case .tag: return ValueSlot.tags
+        case .assignee: return ValueSlot.assignees
+        case .resolution: return ValueSlot.resolution
+        }
+    }
+
+    /// The labels a value stands for: most facets' values are one label each; a document's tags (and assignees) are
+    /// one value, a label a line, counted under each.
+    func labels(_ bytes: [UInt8]) -> [String] {
+        switch self {
+        case .tag, .assignee:
+            return bytes.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+        default: return [label(bytes)]
         }
     }
 
     func label(_ bytes: [UInt8]) -> String {
         switch self {
         case .priority: return String(Int(SortableNumber.decode(bytes)))
-        case .project: return String(decoding: bytes, as: UTF8.self)
+        case .project, .tag, .assignee, .resolution: return String(decoding: bytes, as: UTF8.self)
         case .status: return ValueSlot.status(fromValue: bytes)
         case .store:
             // tracker://<store-uuid>/project/<uuid>
@@ -156,7 +175,7 @@ public final class SearchResults {
                 if facet.slot == ValueSlot.domain, codings.indices.contains(entry.shard) {
                     value = Array(codings[entry.shard].identifier(value: value).utf8)
                 }
-                counts[facet.label(value), default: 0] += entry.count
+                for label in facet.labels(value) { counts[label, default: 0] += entry.count }
             }
             let values = counts.map { (value: $0.key, count: $0.value) }
             return (facet, values.sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value })

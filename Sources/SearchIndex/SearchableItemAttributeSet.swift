@@ -24,8 +24,31 @@ public struct SearchableItemAttributeSet: Sendable, Equatable {
     /// Seconds since 1970.
     public var createdAt: Int64
     public var modifiedAt: Int64
-    /// Who wrote it (messages): boolean terms for `author:` filters.
+    /// Who wrote it (messages) or opened it (items): boolean terms for `author:` and `involves:` filters.
     public var authorNames: [String] = []
+    /// Who it is assigned to (items): terms for `assignee:` and `involves:`.
+    public var assigneeNames: [String] = []
+    /// Its tags (items): terms for `tag:`, matched in any case.
+    public var tags: [String] = []
+    /// How it was closed (`fixed`, `duplicate`, …), or empty: a term for `resolution:`.
+    public var resolution: String = ""
+    /// When it was closed, seconds since 1970: a value for `closed:` ranges.
+    public var closedAt: Int64?
+    /// Its links to other items: a term per kind (`linked:`), and per duplicate's target item (`duplicates:`).
+    public var links: [Link] = []
+    /// Its key in the tracker it came from (`HADOOP-1234`): a term for `key:` and for the key typed as a word.
+    public var sourceKey: String = ""
+
+    /// A link, as a filter sees it: its kind (`duplicate-of`, `blocks`, `relates-to`) and the target item's UUID.
+    public struct Link: Sendable, Equatable {
+        public var kind: String
+        public var targetItemID: String
+
+        public init(kind: String, targetItemID: String) {
+            self.kind = kind
+            self.targetItemID = targetItemID
+        }
+    }
 
     public init(
         title: String, contentDescription: String = "", kind: Kind = .item, containerTitle: String = "",
@@ -77,6 +100,10 @@ public struct SearchableItem: Sendable, Equatable {
             SearchIndexLayout.version, uniqueIdentifier, domainIdentifier, a.kind.rawValue, a.title,
             a.contentDescription, a.containerTitle, a.priority.map(String.init) ?? "-", a.isCompleted ? "1" : "0",
             String(a.createdAt), String(a.modifiedAt), a.authorNames.joined(separator: "\u{1F}"),
+            a.assigneeNames.joined(separator: "\u{1F}"), a.tags.joined(separator: "\u{1F}"), a.resolution,
+            a.closedAt.map(String.init) ?? "-",
+            a.links.map { $0.kind + " " + $0.targetItemID }.joined(separator: "\u{1F}"),
+            a.sourceKey,
         ])
     }
 }

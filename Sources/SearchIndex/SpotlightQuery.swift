@@ -17,7 +17,11 @@ import Xapian
 /// | `containerTitle` | project title |
 /// | `domainIdentifier` | project URI |
 /// | `kind` | `"item"`, `"project"` or `"message"` |
-/// | `authorNames` | a message's author |
+/// | `authorNames` | a message's author, an item's author |
+/// | `keywords` | an item's tags |
+/// | `participants` | an item's author or assignees, a message's author (`involves:`) |
+/// | `identifier` | an item's key in the tracker it came from (`key:`) |
+/// | `completionDate` | when an item was closed (`closed:`) |
 /// | `priority` | 1…3 |
 /// | `completed` | `true` / `false` |
 /// | `contentCreationDate`, `contentModificationDate` | created, modified |
@@ -145,6 +149,8 @@ public struct SpotlightQueryParser {
     enum Attribute {
         case text(field: String)
         case kind, priority, completed, containerTitle, domain, author
+        /// A boolean field of the Spotlite language's tracker filters (``SearchQueryParser/trackerFilter(_:_:)``).
+        case tracker(field: String)
         case date(field: String, slot: UInt32)
 
         static func named(_ name: String) -> Attribute? {
@@ -160,13 +166,18 @@ public struct SpotlightQueryParser {
             case "domainIdentifier": return .domain
             case "contentCreationDate": return .date(field: "created", slot: ValueSlot.created)
             case "contentModificationDate": return .date(field: "modified", slot: ValueSlot.modified)
+            case "completionDate": return .date(field: "closed", slot: ValueSlot.closed)
+            case "keywords": return .tracker(field: "tag")
+            case "participants": return .tracker(field: "involves")
+            case "identifier": return .tracker(field: "key")
             default: return nil
             }
         }
 
         static let names = [
             "title", "contentDescription", "textContent", "*", "kind", "priority", "completed", "containerTitle",
-            "domainIdentifier", "contentCreationDate", "contentModificationDate", "authorNames",
+            "domainIdentifier", "contentCreationDate", "contentModificationDate", "authorNames", "keywords",
+            "participants", "identifier", "completionDate",
         ]
     }
 
@@ -304,7 +315,7 @@ public struct SpotlightQueryParser {
                 }
                 let wordQuery = try text(field: field, value)
                 return op.text == "==" ? wordQuery : try combine(Query.matchAll(), .andNot, wordQuery)
-            case .kind, .containerTitle, .domain, .author:
+            case .kind, .containerTitle, .domain, .author, .tracker:
                 guard case .string = value.kind else {
                     throw error("\(name.text) compares with a \"string\"", at: value)
                 }
@@ -316,6 +327,7 @@ public struct SpotlightQueryParser {
                 case .kind: mapping = SearchQueryParser.kindTerm(value.text)
                 case .containerTitle: mapping = SearchQueryParser.projectTerm(value.text)
                 case .author: mapping = SearchQueryParser.authorTerm(value.text)
+                case .tracker(let field): mapping = SearchQueryParser.trackerFilter(field, value.text)
                 default:
                     guard value.text.hasPrefix("tracker://") else {
                         throw error("domainIdentifier is a project URI (tracker://…/project/…)", at: value)
@@ -417,6 +429,9 @@ public struct SpotlightQueryParser {
             case .term(let term):
                 explanations.append(mapping.1)
                 return Query(term: term)
+            case .anyTerm(let terms):
+                explanations.append(mapping.1)
+                return Query(anyOf: terms)
             case .invalid(let message): throw error(message, at: token)
             default: return Query.matchNothing()
             }

@@ -29,6 +29,21 @@ public enum TermPrefix {
     public static let containerTitle = "XPT"
     /// A message's author, normalised by ``authorTerm(_:)``. Boolean.
     public static let author = "XAU"
+    /// An item's assignee, normalised as ``author``. Boolean.
+    public static let assignee = "XAS"
+    /// An item's tag, normalised as ``author`` (any case, any accents). Boolean.
+    public static let tag = "XTG"
+    /// An item's resolution, normalised as ``author``. Boolean.
+    public static let resolution = "XRS"
+    /// An item's source key, normalised as ``author`` (`XKYhadoop-1234`). Boolean.
+    public static let sourceKey = "XKY"
+    /// What an item has of the fields `has:` and `no:` ask about: `XHAS` + `tag`, `assignee`, `link`, `author`,
+    /// `resolution` or `key`. Boolean.
+    public static let has = "XHAS"
+    /// An item's link of a kind: `XLK` + `duplicate-of`, `blocks` or `relates-to`. Boolean.
+    public static let linkKind = "XLK"
+    /// An item that duplicates another: `XDP` + the target item's UUID in base64url (22 bytes). Boolean.
+    public static let duplicateOf = "XDP"
     /// Two of the index's common words next to each other in a detail (``WordPairs``): `XWP` and the words' numbers in
     /// the list the index keeps (``SearchIndexLayout/wordPairsKey``), a byte each for most (written by CXapian's
     /// `WordPairs`). Boolean.
@@ -63,6 +78,16 @@ public enum ValueSlot {
     public static let uniqueIdentifier: UInt32 = 7
     /// How many distinct words the title has (Xapian sortable encoding), for the ranking's title similarity.
     public static let titleWords: UInt32 = 8
+    /// When an item was closed (Xapian sortable encoding), for `closed:` ranges; only on items closed at a known
+    /// time.
+    public static let closed: UInt32 = 9
+    /// An item's tags, as written, a line each (a tag holds no line break), for tag facets: the match counts each
+    /// set of tags, and a facet splits the sets (``SearchFacet/labels(_:)``).
+    public static let tags: UInt32 = 10
+    /// An item's assignees, as ``tags``.
+    public static let assignees: UInt32 = 11
+    /// An item's resolution, as written, for resolution facets.
+    public static let resolution: UInt32 = 12
 }
 
 extension ValueSlot {
@@ -99,7 +124,10 @@ public enum SearchIndexLayout {
     /// 9: pair terms for the index's common words, a detail's and a title's (``TermPrefix/wordPair``,
     /// ``TermPrefix/titleWordPair``), the words in the metadata; stem terms only where they add to the word's term
     /// (``stemsKey``, ``TermPrefix/stemOverlap``); a project's title term in the project's document only.
-    public static let version = "9"
+    /// 10: tracker fields: assignee, tag, resolution, source-key, has, link-kind and duplicate-of terms (``TermPrefix``),
+    /// author terms on items, the closing time, tags, assignees and resolution in value slots 9–12; none on a document
+    /// without them.
+    public static let version = "10"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
     /// Metadata key holding the base of the index's short identifiers (``IdentifierCoding/base``).
@@ -124,9 +152,18 @@ extension TermPrefix {
     static let maximumBooleanTermBytes = 200
 
     /// The boolean term for an author's name, normalised like a container title (any case, any accents).
-    public static func authorTerm(_ name: String) -> String {
+    public static func authorTerm(_ name: String) -> String { nameTerm(author, name) }
+
+    /// `prefix` and `name` normalised like a container title (any case, any accents), within Xapian's term limit.
+    public static func nameTerm(_ prefix: String, _ name: String) -> String {
         let key = TextNormalizer.titleKey(name)
-        return author + Fingerprint.bounded(key, maximumBytes: maximumBooleanTermBytes - author.utf8.count)
+        return prefix + Fingerprint.bounded(key, maximumBytes: maximumBooleanTermBytes - prefix.utf8.count)
+    }
+
+    /// The ``duplicateOf`` term for a target item's UUID, or nil for what is not a lowercase UUID.
+    public static func duplicateTerm(_ itemID: String) -> String? {
+        guard let bytes = IdentifierCoding.uuidBytes(itemID.utf8) else { return nil }
+        return duplicateOf + String(decoding: Base64URL.encode(bytes), as: UTF8.self)
     }
 
     /// The boolean term for a container title: its ``TextNormalizer/titleKey(_:)`` if that is at most 11 bytes, else

@@ -44,6 +44,10 @@ public final class QueryParser {
     /// `.invalid(message)` to reject the query with that message.
     public enum FieldMapping: Sendable, Equatable {
         case term(String)
+        /// Documents with any of these terms.
+        case anyTerm([String])
+        /// Documents without this term.
+        case withoutTerm(String)
         /// Documents whose value in `slot` lies between `lower` and `upper` (inclusive; nil = open).
         case valueRange(slot: UInt32, lower: [UInt8]?, upper: [UInt8]?)
         case nothing
@@ -96,7 +100,11 @@ public final class QueryParser {
     }
 
     /// Maps `field:value` to a boolean filter whose term `map` computes (normalising case, resolving names…).
-    public func addBooleanField(_ field: String, map: @escaping (String) -> FieldMapping) throws(XapianError) {
+    /// `exclusive`: several filters of the field match documents with any of them (a project, a status); else with
+    /// all of them (tags).
+    public func addBooleanField(
+        _ field: String, exclusive: Bool = true, map: @escaping (String) -> FieldMapping
+    ) throws(XapianError) {
         let box = FieldMapperBox(map)
         mappers.append(box)
         let context = Unmanaged.passUnretained(box).toOpaque()
@@ -111,6 +119,13 @@ public final class QueryParser {
                     case .term(let term):
                         (result.pointee.term, result.pointee.term_length) = mallocCopy(Array(term.utf8))
                         return Int32(CXAPIAN_FIELD_TERM)
+                    case .anyTerm(let terms):
+                        (result.pointee.term, result.pointee.term_length) = mallocCopy(
+                            terms.flatMap { Array($0.utf8) + [0] })
+                        return Int32(CXAPIAN_FIELD_ANY_TERM)
+                    case .withoutTerm(let term):
+                        (result.pointee.term, result.pointee.term_length) = mallocCopy(Array(term.utf8))
+                        return Int32(CXAPIAN_FIELD_NOT_TERM)
                     case .valueRange(let slot, let lower, let upper):
                         result.pointee.slot = slot
                         if let lower { (result.pointee.begin, result.pointee.begin_length) = mallocCopy(lower) }
@@ -122,7 +137,7 @@ public final class QueryParser {
                         result.pointee.message = strdup(reason)
                         return Int32(CXAPIAN_FIELD_REJECTED)
                     }
-                }, context, $0)
+                }, context, exclusive, $0)
         }
     }
 

@@ -17,7 +17,7 @@ import Testing
         ("is:open", ["status is open"]),
         ("is:completed", ["status is completed"]),
         ("is:done", ["status is completed"]),
-        ("is:closed", ["status is closed (projects)"]),
+        ("is:closed", ["status is closed (projects) or completed (items)"]),
         ("kind:item", ["kind is item"]),
         ("kind:Project", ["kind is project"]),
         ("priority:2", ["priority is 2"]),
@@ -189,7 +189,7 @@ import Testing
         ("title == \"x\"q", "'q' is not a string modifier (use c, d or w) at character 13"),
         (
             "author == \"x\"",
-            "unknown attribute author; Spotlite knows title, contentDescription, textContent, *, kind, priority, completed, containerTitle, domainIdentifier, contentCreationDate, contentModificationDate, authorNames at character 1"
+            "unknown attribute author; Spotlite knows title, contentDescription, textContent, *, kind, priority, completed, containerTitle, domainIdentifier, contentCreationDate, contentModificationDate, authorNames, keywords, participants, identifier, completionDate at character 1"
         ),
         ("title > \"x\"", "title supports == and != only at character 7"),
         ("priority >= \"2\"", "priority compares with a whole number from 1 to 3 at character 13"),

@@ -93,7 +93,10 @@ import Testing
         #expect(cli("search", "tap", "--limit", "9223372036854775807").status == 2)
         // The API's words for the same mistakes (ServerRouteTests), with the option's dashes.
         for (arguments, message) in [
-            (["--facets", "project,bogus"], "--facets takes project, priority, status and store, not 'bogus'"),
+            (
+                ["--facets", "project,bogus"],
+                "--facets takes project, priority, status, store, tag, assignee and resolution, not 'bogus'"
+            ),
             (["--sort", "newest"], "--sort takes relevance, created, modified, priority, title, not 'newest'"),
             (["--reverse"], "--reverse needs --sort created, modified, priority or title"),
             (["--limit", "ten"], "--limit must be a whole number from 1 to 1000000"),

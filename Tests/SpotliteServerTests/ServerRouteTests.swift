@@ -144,7 +144,10 @@ enum SampleFixture {
     @Test func badSearchParametersAreRefusedInTheCommandsWords() async throws {
         try await withServer { client, _ in
             for (query, detail) in [
-                ("q=tap&facets=project,bogus", "facets takes project, priority, status and store, not 'bogus'"),
+                (
+                    "q=tap&facets=project,bogus",
+                    "facets takes project, priority, status, store, tag, assignee and resolution, not 'bogus'"
+                ),
                 ("q=tap&sort=newest", "sort takes relevance, created, modified, priority, title, not 'newest'"),
                 ("q=tap&reverse=true", "reverse needs sort created, modified, priority or title"),
                 ("q=tap&limit=ten", "limit must be a whole number from 1 to 1000"),

@@ -330,6 +330,10 @@ enum {
     CXAPIAN_FIELD_NOTHING = 0,
     CXAPIAN_FIELD_TERM = 1,
     CXAPIAN_FIELD_VALUE_RANGE = 2,
+    /** Any of several boolean terms: `term` holds them, each ended by a NUL byte. */
+    CXAPIAN_FIELD_ANY_TERM = 3,
+    /** The documents without the boolean term in `term`. */
+    CXAPIAN_FIELD_NOT_TERM = 4,
 };
 
 /** Maps a field's text to a filter: returns one of the CXAPIAN_FIELD_ codes and fills `result`. */
@@ -348,9 +352,11 @@ bool cxapian_query_parser_add_prefix(cxapian_query_parser *parser, const char *f
                                      cxapian_error **error);
 bool cxapian_query_parser_add_boolean_prefix(cxapian_query_parser *parser, const char *field,
                                              const char *prefix, bool exclusive, cxapian_error **error);
-/** Registers a boolean field whose terms come from `mapper` (called during parse, with `context`). */
+/** Registers a boolean field whose terms come from `mapper` (called during parse, with `context`). `exclusive`:
+ *  several filters of the field match any of them (OR); else each must match (AND). */
 bool cxapian_query_parser_add_boolean_mapper(cxapian_query_parser *parser, const char *field,
-                                             cxapian_field_mapper mapper, void *context, cxapian_error **error);
+                                             cxapian_field_mapper mapper, void *context, bool exclusive,
+                                             cxapian_error **error);
 bool cxapian_query_parser_parse(cxapian_query_parser *parser, const char *text, size_t length, unsigned flags,
                                 cxapian_query **out, cxapian_error **error);
 /** Bounds wildcard expansion: a wildcard matching more than `limit` words fails the search with a

@@ -1,0 +1,148 @@
+import Foundation
+import SearchIndex
+import TestSupport
+import Testing
+import TrackerStore
+
+@testable import Indexer
+
+/// The tracker fields' filters, facets and known duplicates, on the samples' tracker issues
+/// (samples/tracker-issues.jsonl) in a real store and index.
+@Suite struct TrackerFilterTests {
+    let directory = TemporaryDirectory("tracker-filters")
+    let store: TrackerStore
+    let indexer: StoreIndexer
+
+    init() throws {
+        store = try TrackerStore.create(at: directory.file("tracker.sqlite"))
+        _ = try store.importJSONLines(
+            try Data(contentsOf: URL(fileURLWithPath: Repository.root + "/samples/tracker-issues.jsonl")))
+        indexer = StoreIndexer(store: store, indexPath: directory.file("index"))
+        try indexer.catchUp()
+    }
+
+    /// The keys (or, for an item without one, the title) of what `query` finds, sorted.
+    func keys(_ query: String, spotlight: Bool = false) throws -> [String] {
+        var options = SearchOptions()
+        options.request.limit = 100
+        options.syntax = spotlight ? .spotlight : .spotlite
+        return try indexer.search(query, options: options).hits.map { hit in
+            switch hit.entity {
+            case .item(let item, _): return item.tracking.sourceKey.isEmpty ? item.title : item.tracking.sourceKey
+            case .message(let message, _, _): return "message by \(message.author)"
+            case .project(let project): return project.title
+            }
+        }.sorted()
+    }
+
+    @Test(arguments: [
+        ("tag:bug", ["APP-097", "APP-101", "APP-103", "APP-111"]),
+        ("tag:BUG tag:ui", ["APP-111"]),
+        ("tag:bug -tag:sync", ["APP-097", "APP-103", "APP-111"]),
+        ("assignee:sam", ["APP-101", "APP-102"]),
+        ("assignee:\"PRIYA\"", ["APP-097", "APP-102"]),
+        ("author:dana", ["APP-103", "APP-110", "message by Dana"]),
+        ("involves:priya", ["APP-097", "APP-101", "APP-102", "APP-111"]),
+        ("resolution:fixed", ["APP-097"]),
+        ("resolution:duplicate OR resolution:wontfix", ["APP-098", "APP-103"]),
+        ("is:closed kind:item", ["APP-097", "APP-098", "APP-103"]),
+        ("closed:2024-06-20", ["APP-097"]),
+        ("closed:..2024-06-19", ["APP-103"]),
+        ("key:app-110", ["APP-110"]),
+        ("has:assignee is:open", ["APP-101", "APP-102", "APP-111"]),
+        ("no:tag kind:item", ["Write the migration guide"]),
+        ("no:author kind:item", ["Write the migration guide"]),
+        ("has:link", ["APP-103", "APP-111"]),
+        ("linked:blocks", ["APP-111"]),
+        ("linked:relates-to", []),
+        ("sync has:tag -resolution:duplicate", ["APP-101", "APP-102"]),
+    ])
+    func everyFilterFindsWhatItSays(query: String, expected: [String]) throws {
+        #expect(try keys(query) == expected, "\(query)")
+    }
+
+    @Test func duplicatesOfAnItemAreFoundByItsURIOrUUID() throws {
+        let original = try #require(try indexer.search("key:APP-101").hits.first).uri
+        #expect(try keys("duplicates:\(original)") == ["APP-103"])
+        #expect(try keys("duplicates:\(original.entityID.uppercased())") == ["APP-103"])
+    }
+
+    @Test func aKeyTypedAloneFindsItsItemFirst() throws {
+        let hits = try indexer.search("APP-102").hits
+        guard case .item(let item, _)? = hits.first?.entity else {
+            Issue.record("no item")
+            return
+        }
+        #expect(item.tracking.sourceKey == "APP-102")
+    }
+
+    @Test(arguments: [
+        ("keywords == \"auth\"", ["APP-097", "APP-098"]),
+        ("participants == \"lee\" && completed == false", ["APP-102", "APP-111"]),
+        ("identifier == \"APP-098\"", ["APP-098"]),
+        ("completionDate >= $time.iso(\"2024-06-20\")", ["APP-097", "APP-098"]),
+    ])
+    func spotlightAttributesMapToTheSameFilters(query: String, expected: [String]) throws {
+        #expect(try keys(query, spotlight: true) == expected, "\(query)")
+    }
+
+    @Test(arguments: [
+        ("tag:", "tag: needs a value"),
+        ("has:bogus", "has:bogus is not a field to ask about"),
+        ("linked:fixes", "linked:fixes is not a kind of link"),
+        ("duplicates:tracker://x/project/y", "is not an item"),
+        ("closed:2024-13", "closed:2024-13 is not a date"),
+        ("involves:", "involves: needs a name"),
+    ])
+    func badFiltersSayWhatIsWrong(query: String, reason: String) throws {
+        #expect {
+            try indexer.search(query)
+        } throws: { error in
+            (error as? IndexerError)?.message.contains(reason) == true
+        }
+    }
+
+    @Test func facetsCountEachTagAssigneeAndResolution() throws {
+        var options = SearchOptions()
+        options.request.facets = [.tag, .assignee, .resolution]
+        let outcome = try indexer.search("kind:item", options: options)
+        let counts = Dictionary(
+            uniqueKeysWithValues: outcome.facets.map { facet in
+                (facet.facet, facet.values.map { "\($0.label) \($0.count)" })
+            })
+        #expect(counts[.tag] == ["bug 4", "auth 2", "sync 2", "ui 2", "feature 1", "performance 1"])
+        #expect(counts[.assignee] == ["Priya 2", "Sam 2", "Lee 1"])
+        #expect(counts[.resolution] == ["duplicate 1", "fixed 1", "wontfix 1"])
+    }
+
+    @Test func editsOfTagsAndLinksReachTheIndexAndSimilarMarksKnownDuplicates() throws {
+        let original = try #require(try indexer.search("key:APP-101").hits.first).uri
+        let stall = try #require(try indexer.search("key:APP-102").hits.first).uri
+        let copy = try #require(try indexer.search("key:APP-103").hits.first).uri
+        var options = SearchOptions()
+        options.request.limit = 100
+        #expect(try indexer.similar(to: original, options: options).hits.filter(\.isKnownDuplicate).count == 1)
+        try store.updateItem(
+            id: stall.entityID,
+            ItemChanges(tracking: { tracking in
+                tracking.tags = ["docs"]
+                tracking.links = [ItemLink(kind: .duplicateOf, itemID: original.entityID)]
+            }))
+        try indexer.catchUp()
+        #expect(try keys("tag:docs") == ["APP-102"])
+        #expect(try keys("duplicates:\(original)") == ["APP-102", "APP-103"])
+        // From one duplicate: the original, and the other duplicate of it, not the rest.
+        let hits = try indexer.search("kind:item", options: options).hits.filter { $0.uri != copy }
+        var marked = hits
+        let copyItem = try #require(try store.read { try $0.item(id: copy.entityID) })
+        StoreIndexer.markKnownDuplicates(of: copyItem, in: store.uuid, &marked)
+        #expect(Set(marked.filter(\.isKnownDuplicate).map(\.uri)) == [original, stall])
+        #expect(marked.count == 7)
+        // From the original: both duplicates.
+        let originalItem = try #require(try store.read { try $0.item(id: original.entityID) })
+        marked = try indexer.search("kind:item", options: options).hits
+        StoreIndexer.markKnownDuplicates(of: originalItem, in: store.uuid, &marked)
+        #expect(Set(marked.filter(\.isKnownDuplicate).map(\.uri)) == [stall, copy])
+        #expect(try indexer.verify().isClean)
+    }
+}
