@@ -51,6 +51,8 @@ struct AddItem: ParsableCommand {
     @Option(help: "1 or low, 2 or medium, 3 or high.")
     var priority = PriorityArgument(2)
 
+    @OptionGroup(title: "Tracker fields") var tracking: TrackingOptions
+
     @Flag(
         help: ArgumentHelp(
             "After adding, list likely duplicates already stored (spotlite similar, likeness 0.5 or more) on stderr."))
@@ -60,7 +62,10 @@ struct AddItem: ParsableCommand {
         let uri = try running {
             let store = try options.openStoreForWriting()
             let owner = try store.findProject(project)
-            let item = try store.addItem(projectID: owner.id, title: title, detail: detail, priority: priority.value)
+            var fields = ItemTracking()
+            tracking.edit.apply(to: &fields)
+            let item = try store.addItem(
+                projectID: owner.id, title: title, detail: detail, priority: priority.value, tracking: fields)
             return store.uri(.item, item.id)
         }
         Output.line(uri.description)
@@ -83,7 +88,9 @@ struct AddItem: ParsableCommand {
         for hit in outcome.hits {
             guard let likeness = hit.likeness, likeness >= SearchRanking.duplicateLikeness else { continue }
             let (title, _) = SearchTextPrinter.columns(hit.entity)
-            Output.note("spotlite: likely duplicate (\(SearchTextPrinter.likenessText(likeness))): \(title) \(hit.uri)")
+            let known = hit.isKnownDuplicate ? ", already linked" : ""
+            Output.note(
+                "spotlite: likely duplicate (\(SearchTextPrinter.likenessText(likeness))\(known)): \(title) \(hit.uri)")
         }
     }
 

@@ -24,9 +24,23 @@ struct EditCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Move the item to this project (title or URI).", valueName: "title-or-uri"))
     var project: String?
 
+    @OptionGroup(title: "Tracker fields (items only)") var tracking: TrackingOptions
+
+    @Option(help: ArgumentHelp("Unassign this person (repeat for more).", valueName: "name"))
+    var unassign: [String] = []
+
+    @Option(help: ArgumentHelp("Remove this tag (repeat for more).", valueName: "tag"))
+    var untag: [String] = []
+
+    @Option(help: ArgumentHelp("Remove this link (repeat for more).", valueName: "kind=uri"))
+    var unlink: [LinkArgument] = []
+
+    private var editsTracking: Bool { !tracking.isEmpty || !unassign.isEmpty || !untag.isEmpty || !unlink.isEmpty }
+
     func validate() throws {
-        if title == nil && detail == nil && priority == nil && project == nil {
-            throw ValidationError("nothing to change: give --title, --detail, --priority or --project")
+        if title == nil && detail == nil && priority == nil && project == nil && !editsTracking {
+            throw ValidationError(
+                "nothing to change: give --title, --detail, --priority, --project or a tracker field such as --tag")
         }
     }
 
@@ -36,13 +50,11 @@ struct EditCommand: ParsableCommand {
             let target = try parseURI(uri, in: store)
             switch target.kind {
             case .item:
-                let projectID = try project.map { try store.findProject($0).id }
-                try store.updateItem(
-                    id: target.entityID,
-                    ItemChanges(title: title, detail: detail, priority: priority?.value, projectID: projectID))
+                try editItem(target.entityID, in: store)
             case .project:
-                if priority != nil || project != nil {
-                    throw CLIError("--priority and --project apply to items, not projects", status: .usage)
+                if priority != nil || project != nil || editsTracking {
+                    throw CLIError(
+                        "--priority, --project and the tracker fields apply to items, not projects", status: .usage)
                 }
                 try store.updateProject(id: target.entityID, ProjectChanges(title: title, detail: detail))
             case .message:
@@ -50,6 +62,34 @@ struct EditCommand: ParsableCommand {
             }
             Output.line(target.description)
         }
+    }
+}
+
+extension EditCommand {
+    private func editItem(_ id: String, in store: TrackerStore) throws {
+        let projectID = try project.map { try store.findProject($0).id }
+        var change = tracking.edit
+        change.unassign = Set(unassign)
+        change.untag = Set(untag)
+        change.unlink = Set(unlink.map { argument in store.local(argument.link) })
+        let edit: (@Sendable (inout ItemTracking) -> Void)?
+        if editsTracking {
+            edit = { [change] fields in change.apply(to: &fields) }
+        } else {
+            edit = nil
+        }
+        let changes = ItemChanges(
+            title: title, detail: detail, priority: priority?.value, projectID: projectID, tracking: edit)
+        try store.updateItem(id: id, changes)
+    }
+}
+
+extension TrackerStore {
+    /// The link as the store keeps it: a target in this store names no store.
+    func local(_ link: ItemLink) -> ItemLink {
+        var link = link
+        if link.storeID == uuid { link.storeID = nil }
+        return link
     }
 }
 

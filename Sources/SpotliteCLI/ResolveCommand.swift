@@ -118,6 +118,25 @@ struct ResolveCommand: ParsableCommand {
 
     static let priorityNames = [1: "low", 2: "medium", 3: "high"]
 
+    /// The tracker fields that are set, a line each, control characters shown.
+    static func trackingLines(_ t: ItemTracking, storeID: String) -> [String] {
+        let line = { (text: String) in VisibleText.escaped(text) }
+        var lines: [String] = []
+        if let closed = t.closedAt { lines.append("  closed:    \(line(closed))") }
+        if !t.resolution.isEmpty { lines.append("  resolution: \(line(t.resolution))") }
+        if !t.author.isEmpty { lines.append("  author:    \(line(t.author))") }
+        if !t.assignees.isEmpty { lines.append("  assignees: \(t.assignees.map(line).joined(separator: ", "))") }
+        if !t.tags.isEmpty { lines.append("  tags:      \(t.tags.map(line).joined(separator: ", "))") }
+        for link in t.links {
+            let label = link.kind.rawValue + ":"
+            let padded = label.count < 11 ? label.padding(toLength: 11, withPad: " ", startingAt: 0) : label + " "
+            lines.append("  \(padded)\(link.target(in: storeID))")
+        }
+        if !t.sourceKey.isEmpty { lines.append("  key:       \(line(t.sourceKey))") }
+        if !t.sourceURL.isEmpty { lines.append("  url:       \(line(t.sourceURL))") }
+        return lines
+    }
+
     static func text(_ entity: StoreEntity, uri: TrackerURI, store: (store: String, alsoIn: [String])? = nil) -> String
     {
         // One-line fields show line breaks as escapes too; the detail and a message's text keep theirs.
@@ -136,6 +155,7 @@ struct ResolveCommand: ParsableCommand {
                 "  created:   \(line(item.createdAt))",
                 "  modified:  \(line(item.modifiedAt))",
             ]
+            lines += trackingLines(item.tracking, storeID: uri.storeID)
             if !item.detail.isEmpty { lines += ["", item.detail] }
         case .message(let message, let project, let item):
             let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)

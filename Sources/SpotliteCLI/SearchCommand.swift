@@ -12,9 +12,11 @@ struct SearchCommand: ParsableCommand {
         discussion: """
             All words must match (stemmed, English); "quoted phrases"; AND, OR, NOT and parentheses; word* \
             wildcards; title:, detail:, project:<title or URI>, is:open|completed|closed, kind:item|project|message, \
-            author:<name> (messages), \
+            author:<name>, \
             priority:1|2..3|>=2, created:/modified: with dates (2024-05, 2024-01-01..2024-03-31, ..2023, today, \
-            yesterday, -7d, this_week, last_month, …). Negate any filter with - or NOT. With --spotlight the \
+            yesterday, -7d, this_week, last_month, …); tracker fields: tag:, assignee:, involves:, resolution:, \
+            closed:<dates>, key:, has:/no:tag|assignee|link|author|resolution|key, linked:duplicate-of|blocks|\
+            relates-to, duplicates:<item URI>. Negate any filter with - or NOT. With --spotlight the \
             query is a Core Spotlight query string: title == "fix*"cd && priority >= 2. \
             With --stores, several stores are searched as one index; a store that fails is named on stderr (and \
             in JSON's failures) while the others answer. \
@@ -57,7 +59,7 @@ struct SearchCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Count matches per project, priority, status and/or store, e.g. project,status.",
+            "Count matches per project, priority, status, store, tag, assignee and/or resolution, e.g. project,status.",
             valueName: "facets"))
     var facets: String?
 
@@ -244,7 +246,9 @@ struct SearchTextPrinter {
                 let flat = snippet.marked.split(whereSeparator: \.isNewline).joined(separator: " ")
                 Output.styledLine(indent + Self.visible(Snippet(marked: flat), highlight: terminal.highlight))
             }
-            let likeness = hit.likeness.map { "  likeness " + Self.likenessText($0) } ?? ""
+            let likeness =
+                (hit.likeness.map { "  likeness " + Self.likenessText($0) } ?? "")
+                + (hit.isKnownDuplicate ? "  known duplicate" : "")
             let store = hit.store.map { "  [\(([$0] + hit.alsoIn).joined(separator: ", "))]" } ?? ""
             Output.styledLine(indent + terminal.dim(hit.uri.description) + VisibleText.escaped(store + likeness))
         }

@@ -103,11 +103,27 @@ struct VerifyCommand: ParsableCommand {
                     ("missing", .array(report.missing.map { .string($0) })),
                     ("stale", .array(report.stale.map { .string($0) })),
                     ("extra", .array(report.extra.map { .string($0) })),
+                    (
+                        "dangling_links",
+                        .array(
+                            report.danglingLinks.map { link in
+                                .object([
+                                    ("from", .string(link.from)), ("kind", .string(link.kind)),
+                                    ("to", .string(link.to)),
+                                ])
+                            })
+                    ),
                 ]).text)
         } else {
             for uri in report.missing { Output.line("missing  \(uri)") }
             for uri in report.stale { Output.line("stale    \(uri)") }
             for uri in report.extra { Output.line("extra    \(uri)") }
+            for link in report.danglingLinks { Output.line("dangling \(link.from) \(link.kind) \(link.to)") }
+            if !report.danglingLinks.isEmpty {
+                Output.line(
+                    "note: \(count(report.danglingLinks.count, "link")) to deleted items; the store keeps them, "
+                        + "`spotlite edit URI --unlink KIND=TARGET` removes one")
+            }
             if let damage = report.damage {
                 Output.line("damaged  \(damage)")
                 Output.line(

@@ -97,6 +97,28 @@ public enum EntityJSON {
         ]
     }
 
+    /// An item's tracker fields. `whole`: every one (a row's object); else only those set (a search hit's, which
+    /// stays as short as before for a store that uses none).
+    public static func tracking(of item: Item, storeID: String, whole: Bool) -> [(String, JSON)] {
+        let t = item.tracking
+        var pairs: [(String, JSON)] = []
+        func add(_ key: String, _ value: JSON, set: Bool) { if whole || set { pairs.append((key, value)) } }
+        add("author", .string(t.author), set: !t.author.isEmpty)
+        add("assignees", .array(t.assignees.map { .string($0) }), set: !t.assignees.isEmpty)
+        add("tags", .array(t.tags.map { .string($0) }), set: !t.tags.isEmpty)
+        add("resolution", .string(t.resolution), set: !t.resolution.isEmpty)
+        add("closed_at", t.closedAt.map { .string($0) } ?? .null, set: t.closedAt != nil)
+        let links = t.links.map { link in
+            JSON.object([
+                ("kind", .string(link.kind.rawValue)), ("uri", .string(link.target(in: storeID).description)),
+            ])
+        }
+        add("links", .array(links), set: !links.isEmpty)
+        add("url", .string(t.sourceURL), set: !t.sourceURL.isEmpty)
+        add("key", .string(t.sourceKey), set: !t.sourceKey.isEmpty)
+        return pairs
+    }
+
     /// `store` and `alsoIn`: for a row found among named stores, the store's name and the other stores holding it.
     public static func json(_ entity: StoreEntity, uri: TrackerURI, store: String? = nil, alsoIn: [String] = []) -> JSON
     {
@@ -111,7 +133,7 @@ public enum EntityJSON {
                     ("title", .string(item.title)),
                     ("detail", .string(item.detail)),
                     ("project", projectReference(project, storeID: uri.storeID)),
-                ] + state(of: item)
+                ] + state(of: item) + tracking(of: item, storeID: uri.storeID, whole: true)
         case .message(let message, let project, let item):
             pairs += [
                 ("kind", .string("message")),
@@ -156,9 +178,10 @@ extension EntityJSON {
                 case .bool(let completed)? = fields["completed"], let created = string(fields["created"]),
                 let modified = string(fields["modified"])
             else { return nil }
+            guard let tracking = tracking(fields, storeID: uri.storeID) else { return nil }
             let item = Item(
                 id: id, projectID: project.id, title: title, detail: detail, priority: priorityValue,
-                isCompleted: completed, createdAt: created, modifiedAt: modified)
+                isCompleted: completed, createdAt: created, modifiedAt: modified, tracking: tracking)
             return (uri, .item(item, project: project))
         case "message":
             guard uri.kind == .message, let project = projectReference(fields["project"], storeID: uri.storeID),
@@ -194,6 +217,44 @@ extension EntityJSON {
         default:
             return nil
         }
+    }
+
+    /// The tracker fields of an item's object, as ``tracking(of:storeID:whole:)`` wrote them (those missing are
+    /// empty, as from a Spotlite before them); nil for a field of another shape.
+    private static func tracking(_ fields: [String: JSONValue], storeID: String) -> ItemTracking? {
+        func text(_ key: String) -> String?? {
+            switch fields[key] {
+            case nil, .null?: return .some(nil)
+            case .string(let value)?: return .some(value)
+            default: return nil
+            }
+        }
+        func texts(_ key: String) -> [String]? {
+            switch fields[key] {
+            case nil: return []
+            case .array(let values)?:
+                return values.compactMap { string($0) }.count == values.count ? values.compactMap { string($0) } : nil
+            default: return nil
+            }
+        }
+        guard let author = text("author"), let resolution = text("resolution"), let closed = text("closed_at"),
+            let url = text("url"), let key = text("key"), let assignees = texts("assignees"), let tags = texts("tags")
+        else { return nil }
+        var links: [ItemLink] = []
+        if case .array(let values)? = fields["links"] {
+            for value in values {
+                guard case .object(let link) = value, case .string(let kindName)? = link["kind"],
+                    let kind = ItemLink.Kind(rawValue: kindName), let target = uriField(link["uri"]),
+                    target.kind == .item
+                else { return nil }
+                links.append(
+                    ItemLink(
+                        kind: kind, itemID: target.entityID, storeID: target.storeID == storeID ? nil : target.storeID))
+            }
+        }
+        return ItemTracking(
+            author: author ?? "", assignees: assignees, resolution: resolution ?? "", closedAt: closed, tags: tags,
+            links: links, sourceURL: url ?? "", sourceKey: key ?? "")
     }
 
     private static func string(_ value: JSONValue?) -> String? {

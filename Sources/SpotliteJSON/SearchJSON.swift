@@ -71,7 +71,7 @@ public enum SearchJSON {
                     ("kind", .string("item")),
                     ("title", .string(item.title)),
                     ("project", EntityJSON.projectReference(project, storeID: hit.uri.storeID)),
-                ] + EntityJSON.state(of: item)
+                ] + EntityJSON.state(of: item) + EntityJSON.tracking(of: item, storeID: hit.uri.storeID, whole: false)
         case .message(let message, let project, let item):
             pairs += [
                 ("kind", .string("message")),
@@ -97,6 +97,7 @@ public enum SearchJSON {
         }
         pairs.append(("score", .double(hit.score)))
         if let likeness = hit.likeness { pairs.append(("likeness", .double(likeness))) }
+        if hit.isKnownDuplicate { pairs.append(("known_duplicate", .bool(true))) }
         if let store = hit.store {
             pairs += [("store", .string(store)), ("also_in", .array(hit.alsoIn.map { .string($0) }))]
         }

@@ -269,13 +269,43 @@ struct Pages: Sendable {
             <dt>status</dt><dd>\(item.isCompleted ? "completed" : "open")</dd>
             <dt>created</dt><dd>\(time(item.createdAt))</dd>
             <dt>modified</dt><dd>\(time(item.modifiedAt))</dd>
-            <dt>uri</dt><dd><code id="uri">\(escaped(uri.description))</code></dd>
+            \(trackingRows(item.tracking, storeID: uri.storeID, store: store))<dt>uri</dt><dd><code id="uri">\(escaped(uri.description))</code></dd>
             <dt>project uri</dt><dd><code>\(escaped(projectURI.description))</code></dd>
             </dl>
             <div class="detail" id="detail">\(escaped(item.detail, keepingLineBreaks: true))</div>
             \(messageList(messages, store: store))
             </main></body></html>
             """
+    }
+
+    /// The item's tracker fields that are set, as rows of its `<dl>`: a link to an item of this store goes to its
+    /// page, the source URL (http or https only, as the store keeps it) to the tracker.
+    static func trackingRows(_ t: ItemTracking, storeID: String, store: String) -> String {
+        var rows = ""
+        func row(_ name: String, _ html: String) { rows += "<dt>\(name)</dt><dd>\(html)</dd>\n" }
+        if let closed = t.closedAt { row("closed", time(closed)) }
+        if !t.resolution.isEmpty { row("resolution", escaped(t.resolution)) }
+        if !t.author.isEmpty { row("author", escaped(t.author)) }
+        if !t.assignees.isEmpty { row("assignees", t.assignees.map { escaped($0) }.joined(separator: ", ")) }
+        if !t.tags.isEmpty {
+            row("tags", t.tags.map { "<span class=\"tag\">\(escaped($0))</span>" }.joined(separator: " "))
+        }
+        for link in t.links {
+            let target = link.target(in: storeID)
+            let html =
+                link.storeID == nil
+                ? "<a class=\"link\" href=\"\(path(.item, link.itemID, store))\">\(escaped(target.description))</a>"
+                : "<code>\(escaped(target.description))</code>"
+            row(escaped(link.kind.rawValue), html)
+        }
+        if !t.sourceKey.isEmpty || !t.sourceURL.isEmpty {
+            let key = escaped(t.sourceKey.isEmpty ? t.sourceURL : t.sourceKey)
+            row(
+                "source",
+                t.sourceURL.isEmpty
+                    ? key : "<a id=\"source\" rel=\"noreferrer noopener\" href=\"\(escaped(t.sourceURL))\">\(key)</a>")
+        }
+        return rows
     }
 
     static func projectPage(

@@ -285,4 +285,40 @@ enum SampleFixture {
             #expect(try await client.execute(uri: item + "?store=" + own, method: .get).status == .ok)
         }
     }
+
+    /// An item's tracker fields on its page, escaped scalar by scalar, with its source a link only for http(s), and
+    /// in the API's item, every field present.
+    @Test func anItemsTrackerFieldsAreOnItsPageEscapedAndInTheAPI() async throws {
+        try await withServer { [directory] client, _ in
+            let tap = "2bfe362f-b0e0-581f-88d9-e093789200ec"
+            let hose = "3ef7220a-0c23-5643-9a82-be7b3987372c"
+            let store = try TrackerStore.open(at: directory.file("tracker.sqlite"))
+            try store.updateItem(
+                id: tap,
+                ItemChanges(tracking: { tracking in
+                    tracking.tags = ["<b>plumbing</b>", "a\u{301}\"quote"]
+                    tracking.author = "Eve <script>"
+                    tracking.sourceURL = "https://tracker.example.com/HOME-1?a=1&b=\"2\""
+                    tracking.sourceKey = "HOME-1"
+                    tracking.links = [ItemLink(kind: .relatesTo, itemID: hose)]
+                }))
+            let page = String(buffer: try await client.execute(uri: "/items/" + tap, method: .get).body)
+            #expect(page.contains("<span class=\"tag\">&lt;b&gt;plumbing&lt;/b&gt;</span>"), "\(page)")
+            #expect(page.contains("a\u{301}&quot;quote") && page.contains("Eve &lt;script&gt;"))
+            #expect(!page.contains("<script>") && !page.contains("<b>plumbing"))
+            #expect(
+                page.contains(
+                    "<a id=\"source\" rel=\"noreferrer noopener\" href=\"https://tracker.example.com/HOME-1?a=1&amp;b=&quot;2&quot;\">HOME-1</a>"
+                ), "\(page)")
+            #expect(page.contains("<dt>relates-to</dt><dd><a class=\"link\" href=\"/items/\(hose)"))
+            let api = try Self.json(try await client.execute(uri: "/v1/items/" + tap, method: .get).body)
+            #expect(
+                api["tags"] as? [String]
+                    == ["<b>plumbing</b>", "a\u{301}\"quote"].sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+            #expect(api["author"] as? String == "Eve <script>" && api["key"] as? String == "HOME-1")
+            #expect(api["assignees"] as? [String] == [] && api["closed_at"] is NSNull)
+            let plain = try Self.json(try await client.execute(uri: "/v1/items/" + hose, method: .get).body)
+            #expect(plain["tags"] as? [String] == [] && plain["url"] as? String == "")
+        }
+    }
 }
