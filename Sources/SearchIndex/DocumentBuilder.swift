@@ -104,7 +104,8 @@ final class DocumentBuilder {
                 Array(attributes.assigneeNames.joined(separator: "\n").utf8), slot: ValueSlot.assignees)
         }
         if !attributes.resolution.isEmpty {
-            try document.addValue(Array(attributes.resolution.utf8), slot: ValueSlot.resolution)
+            // Lowercased: trackers write FIXED, Fixed and fixed for one resolution, and the facet counts them as one.
+            try document.addValue(Array(attributes.resolution.lowercased().utf8), slot: ValueSlot.resolution)
         }
         return document
     }

@@ -86,7 +86,7 @@ public enum ValueSlot {
     public static let tags: UInt32 = 10
     /// An item's assignees, as ``tags``.
     public static let assignees: UInt32 = 11
-    /// An item's resolution, as written, for resolution facets.
+    /// An item's resolution, lowercased, for resolution facets.
     public static let resolution: UInt32 = 12
 }
 

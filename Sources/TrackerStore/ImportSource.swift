@@ -61,19 +61,20 @@ public final class ImportSource {
         var lineNumber = 0
         var total = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StoreError(.invalidInput, "cannot read \(name): \(Self.readError(errno))")
+            let count: Int
+            if !prefetched.isEmpty {
+                // What ``head(_:)`` read first (never more than the buffer holds).
+                count = prefetched.count
+                buffer.replaceSubrange(0..<count, with: prefetched)
+                prefetched = []
+            } else {
+                count = try readChunk(into: &buffer)
             }
             if count == 0 { break }
             total += count
             bytesRead = total
             if total > maximumInput {
-                throw StoreError(
-                    .invalidInput,
-                    "\(name) is larger than \(Self.size(maximumInput)), the most one import takes; split it into several files"
-                )
+                throw tooLarge
             }
             var start = 0
             while let newline = buffer[start..<count].firstIndex(of: 0x0A) {
@@ -93,6 +94,57 @@ public final class ImportSource {
         }
         if !pending.isEmpty {
             try body(lineNumber + 1, Self.trimmingCR(pending[...]))
+        }
+    }
+
+    /// The error for an input over ``maximumInput``.
+    private var tooLarge: StoreError {
+        StoreError(
+            .invalidInput,
+            "\(name) is larger than \(Self.size(maximumInput)), the most one import takes; split it into several files")
+    }
+
+    /// Bytes read by ``head(_:)``, handed to the next reader first.
+    private var prefetched: [UInt8] = []
+
+    /// The input's first bytes, up to `count` (at most 1 MiB), to tell its format; they are read again by
+    /// ``forEachLine(_:)`` or ``readAll()``, so this works on standard input and pipes too.
+    public func head(_ count: Int) throws(StoreError) -> [UInt8] {
+        let wanted = min(count, 1 << 20)
+        var buffer = [UInt8](repeating: 0, count: wanted)
+        while prefetched.count < wanted {
+            let read = try readChunk(into: &buffer, limit: wanted - prefetched.count)
+            if read == 0 { break }
+            prefetched += buffer[0..<read]
+        }
+        return prefetched
+    }
+
+    /// The whole input, for formats read as one document (a tracker's JSON or CSV export), within
+    /// ``maximumInputBytes``.
+    public func readAll() throws(StoreError) -> Data {
+        var data = Data(prefetched)
+        prefetched = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = try readChunk(into: &buffer)
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+            bytesRead = data.count
+            if data.count > maximumInput {
+                throw tooLarge
+            }
+        }
+        return data
+    }
+
+    /// One `read` into `buffer` (of at most `limit` bytes), retried on EINTR; 0 at the end of the input.
+    private func readChunk(into buffer: inout [UInt8], limit: Int = .max) throws(StoreError) -> Int {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, limit)) }
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw StoreError(.invalidInput, "cannot read \(name): \(Self.readError(errno))")
         }
     }
 

@@ -29,6 +29,9 @@ public struct StoreReader {
         ).map { ($0[0], $0[1], $0[2]) }
     }
 
+    /// The ids of every item.
+    public func itemIDs() throws -> Set<String> { Set(try String.fetchAll(db, sql: "SELECT id FROM items")) }
+
     public func item(id: String) throws -> Item? {
         try Item.fetchOne(db, sql: "SELECT \(Item.columns) FROM items WHERE id = ?", arguments: [id])
     }

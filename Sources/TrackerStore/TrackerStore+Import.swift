@@ -280,3 +280,48 @@ extension TrackerStore {
         }
     }
 }
+
+extension TrackerStore {
+    /// Imports a tracker's export (``ImportFormat``, not ``ImportFormat/spotlite``): all of it in one transaction, or
+    /// nothing, as ``importJSONLines(_:)``. Every record gets a stable id (``StableID``) from its tracker's id, so
+    /// importing an updated export changes only what changed. Links to issues neither in the export nor in the
+    /// store are left out, and counted in the notes.
+    ///
+    /// Throws ``StoreError/Code-swift.struct/invalidInput`` naming the record that cannot be read (`record 3 (12):
+    /// …`, `line 4: …`).
+    public func importExport(
+        _ data: Data, format: ImportFormat, fileName: String = "", includePullRequests: Bool = false,
+        progress: ((ImportProgress) -> Void)? = nil
+    ) throws(StoreError) -> (summary: ImportSummary, notes: ExternalImportNotes) {
+        try checkWritable()
+        var notes = ExternalImportNotes()
+        let issues: [ExternalIssue]
+        do {
+            switch format {
+            case .github:
+                issues = try TrackerExports.github(data, includePullRequests: includePullRequests, notes: &notes)
+            case .jira: issues = try TrackerExports.jira(data)
+            case .bugzilla: issues = try TrackerExports.bugzilla(data)
+            case .jiraCSV, .bugzillaCSV: issues = try TrackerExports.csv(data, format: format, fileName: fileName)
+            case .spotlite:
+                throw TrackerExports.Failure(
+                    place: "the input", reason: "is Spotlite's JSON Lines: import it without --from")
+            }
+        } catch let error as TrackerExports.Failure {
+            throw StoreError(.invalidInput, error.message)
+        } catch {
+            throw StoreError(.invalidInput, "cannot read the \(format.rawValue) export: \(error)")
+        }
+        var records = try ExternalIssue.records(issues, now: Timestamp.string(from: Date()), notes: &notes)
+        let inFile = Set(issues.map(\.itemID))
+        let stored = try read { reader in try reader.itemIDs() }
+        for index in records.indices {
+            guard case .item(var item) = records[index].record else { continue }
+            let kept = item.tracking.links.filter { inFile.contains($0.itemID) || stored.contains($0.itemID) }
+            notes.linksLeftOut += item.tracking.links.count - kept.count
+            item.tracking.links = kept
+            records[index].record = .item(item)
+        }
+        return (try importRecords(records, progress: progress), notes)
+    }
+}

@@ -92,3 +92,38 @@ import Testing
         #expect(again.stdout.hasPrefix("imported: 0 projects, 0 items and 0 messages added, 0 updated, 10 unchanged"))
     }
 }
+
+/// `spotlite import` of trackers' exports: the format guessed or given, the summary's notes, and the errors.
+@Suite struct TrackerImportCommandTests {
+    @Test func eachSampleExportIsGuessedImportedAndSearchable() throws {
+        let cli = CLI()
+        #expect(cli("init").status == 0)
+        for name in [
+            "github-issues.json", "jira-issues.json", "jira-issues.csv", "bugzilla-bugs.json", "bugzilla-bugs.csv",
+        ] {
+            let result = cli("import", Repository.root + "/samples/" + name)
+            #expect(result.status == 0 && result.stdout.hasPrefix("imported: 1 project, "), "\(name): \(result.stderr)")
+        }
+        #expect(cli("search", "linked:duplicate-of", "--format", "ids").stdoutLines.count == 5)
+        #expect(cli("search", "PAY-120", "--format", "ids").stdoutLines.count >= 1)
+        // Standard input works too (the format read from its first bytes), and an unchanged export changes nothing.
+        let data = try Data(contentsOf: URL(fileURLWithPath: Repository.root + "/samples/jira-issues.csv"))
+        let again = cli("import", "-", input: data)
+        #expect(
+            again.stdout == "imported: 0 projects, 0 items and 0 messages added, 0 updated, 5 unchanged\n",
+            "\(again.stderr)")
+    }
+
+    @Test func theFormatIsCheckedAndNamedInErrors() throws {
+        let cli = CLI()
+        #expect(cli("init").status == 0)
+        let github = Repository.root + "/samples/github-issues.json"
+        let wrong = cli("import", "--from", "jira", github)
+        #expect(wrong.status == 2 && wrong.stderr.contains(#"expected {"issues": [...]}"#), "\(wrong.stderr)")
+        let unknown = cli("import", "-", input: Data("Title,Owner\nFix it,ann\n".utf8))
+        #expect(unknown.status == 2 && unknown.stderr.contains("cannot tell the format of standard input; give --from"))
+        let bogus = cli("import", "--from", "trello", github)
+        #expect(bogus.status == 2)
+        #expect(cli("status", "--format", "json").stdout.contains("\"items\":0"))
+    }
+}
