@@ -116,9 +116,13 @@ extension ExternalIssue {
         var projectOrder: [String] = []
         var items: [(line: Int, record: JSONLinesRecord)] = []
         var messages: [(line: Int, record: JSONLinesRecord)] = []
+        var places: [String: String] = [:]
         for (index, issue) in issues.enumerated() {
             func fail(_ error: StoreError) -> StoreError {
                 StoreError(.invalidInput, "\(issue.place) (\(issue.id)): \(error.message)")
+            }
+            if let earlier = places.updateValue(issue.place, forKey: issue.itemID) {
+                throw fail(StoreError(.invalidInput, "the issue is in the export twice (also \(earlier))"))
             }
             let projectID = Self.projectID(issue.projectKey)
             let created = issue.created ?? now

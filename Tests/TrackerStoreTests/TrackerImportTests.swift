@@ -163,6 +163,11 @@ import Testing
             #"record 2: field "fields" is missing"#
         ),
         (.jira, #"{"total": 0}"#, #"the document: expected {"issues": [...]}"#),
+        (
+            .jira,
+            #"{"issues": [{"key": "A-1", "fields": {"summary": "x"}}, {"key": "A-1", "fields": {"summary": "y"}}]}"#,
+            "record 2 (A-1): the issue is in the export twice (also record 1)"
+        ),
         (.bugzilla, #"{"bugs": [{"id": 1, "summary": ""}]}"#, "record 1 (1): the issue title is empty"),
         (.jiraCSV, "Summary,Issue key\nok,A-1\n\"broken,A-2\n", "line 3: a quoted field is not closed"),
         (
