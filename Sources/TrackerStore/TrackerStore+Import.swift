@@ -77,8 +77,11 @@ extension TrackerStore {
     /// How many lines or records an import reads or writes between two progress reports.
     static let progressStep = 1_000
 
+    /// `place` names a record's line number in errors: `line N` for JSON Lines, the record's place in a tracker's
+    /// export (`record 3 (12)`) for those.
     private func importRecords(
-        _ records: [(line: Int, record: JSONLinesRecord)], progress: ((ImportProgress) -> Void)? = nil
+        _ records: [(line: Int, record: JSONLinesRecord)], progress: ((ImportProgress) -> Void)? = nil,
+        place: (Int) -> String = { "line \($0)" }
     ) throws(StoreError) -> ImportSummary {
         var firstLine: [String: Int] = [:]
         var fileProjects = Set<String>()
@@ -95,7 +98,7 @@ extension TrackerStore {
             case .message(let message): id = message.id
             }
             if let earlier = firstLine[id] {
-                throw StoreError(.invalidInput, "line \(line): id \(id) was already used on line \(earlier)")
+                throw StoreError(.invalidInput, "\(place(line)): id \(id) was already used on \(place(earlier))")
             }
             firstLine[id] = line
         }
@@ -108,30 +111,31 @@ extension TrackerStore {
                 switch record {
                 case .item(let item) where !knownProjects.contains(item.projectID):
                     throw StoreError(
-                        .invalidInput, "line \(line): project \(item.projectID) is neither in the file nor in the store"
+                        .invalidInput,
+                        "\(place(line)): project \(item.projectID) is neither in the file nor in the store"
                     )
                 case .item(let item):
                     for link in item.tracking.links where link.storeID == nil || link.storeID == uuid {
                         if !knownItems.contains(link.itemID) {
                             throw StoreError(
                                 .invalidInput,
-                                "line \(line): the \(link.kind.rawValue) link's item \(link.itemID) is neither in the "
+                                "\(place(line)): the \(link.kind.rawValue) link's item \(link.itemID) is neither in the "
                                     + "file nor in the store")
                         }
                         if link.itemID == item.id {
-                            throw StoreError(.invalidInput, "line \(line): an item cannot link to itself")
+                            throw StoreError(.invalidInput, "\(place(line)): an item cannot link to itself")
                         }
                     }
                 case .message where !hasMessages:
                     throw StoreError(
-                        .readOnly, "line \(line): this store predates messages; open it writable once to upgrade it")
+                        .readOnly, "\(place(line)): this store predates messages; open it writable once to upgrade it")
                 case .message(let message):
                     switch message.parent {
                     case .project(let id) where !knownProjects.contains(id),
                         .item(let id) where !knownItems.contains(id):
                         throw StoreError(
                             .invalidInput,
-                            "line \(line): the message's \(message.projectID != nil ? "project" : "item") \(id) is neither in the file nor in the store"
+                            "\(place(line)): the message's \(message.projectID != nil ? "project" : "item") \(id) is neither in the file nor in the store"
                         )
                     default: break
                     }
@@ -285,7 +289,7 @@ extension TrackerStore {
     /// Imports a tracker's export (``ImportFormat``, not ``ImportFormat/spotlite``): all of it in one transaction, or
     /// nothing, as ``importJSONLines(_:)``. Every record gets a stable id (``StableID``) from its tracker's id, so
     /// importing an updated export changes only what changed. Links to issues neither in the export nor in the
-    /// store are left out, and counted in the notes.
+    /// store, and links of an issue to itself, are left out, and counted in the notes.
     ///
     /// Throws ``StoreError/Code-swift.struct/invalidInput`` naming the record that cannot be read (`record 3 (12):
     /// …`, `line 4: …`).
@@ -317,11 +321,16 @@ extension TrackerStore {
         let stored = try read { reader in try reader.itemIDs() }
         for index in records.indices {
             guard case .item(var item) = records[index].record else { continue }
-            let kept = item.tracking.links.filter { inFile.contains($0.itemID) || stored.contains($0.itemID) }
+            // (A link to itself, which trackers allow, is left out too: the store refuses it.)
+            let kept = item.tracking.links.filter {
+                $0.itemID != item.id && (inFile.contains($0.itemID) || stored.contains($0.itemID))
+            }
             notes.linksLeftOut += item.tracking.links.count - kept.count
             item.tracking.links = kept
             records[index].record = .item(item)
         }
-        return (try importRecords(records, progress: progress), notes)
+        let places = issues.map { "\($0.place) (\($0.id))" }
+        let place = { (line: Int) in places.indices.contains(line - 1) ? places[line - 1] : "record \(line)" }
+        return (try importRecords(records, progress: progress, place: place), notes)
     }
 }
