@@ -84,15 +84,6 @@ extension EditCommand {
     }
 }
 
-extension TrackerStore {
-    /// The link as the store keeps it: a target in this store names no store.
-    func local(_ link: ItemLink) -> ItemLink {
-        var link = link
-        if link.storeID == uuid { link.storeID = nil }
-        return link
-    }
-}
-
 /// Marks items completed (or projects closed).
 struct CompleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

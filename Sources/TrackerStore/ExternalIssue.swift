@@ -89,7 +89,7 @@ struct ExternalIssue {
         var created: String?
     }
 
-    var itemID: String { StableID.uuid("item \(source) \(id)") }
+    var itemID: String { Self.itemID(source, id) }
     static func projectID(_ key: String) -> String { StableID.uuid("project \(key)") }
 }
 

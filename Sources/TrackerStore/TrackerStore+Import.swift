@@ -115,7 +115,7 @@ extension TrackerStore {
                         "\(place(line)): project \(item.projectID) is neither in the file nor in the store"
                     )
                 case .item(let item):
-                    for link in item.tracking.links where link.storeID == nil || link.storeID == uuid {
+                    for link in item.tracking.links.map(local) where link.storeID == nil {
                         if !knownItems.contains(link.itemID) {
                             throw StoreError(
                                 .invalidInput,

@@ -245,12 +245,7 @@ extension TrackerStore {
             changed = true
         }
         let oldLinks = Set(old.links)
-        let newLinks = Set(
-            new.links.map { link in
-                var link = link
-                if link.storeID == uuid { link.storeID = nil }
-                return link
-            })
+        let newLinks = Set(new.links.map(local))
         for link in oldLinks.subtracting(newLinks) {
             try db.execute(
                 sql: "DELETE FROM links WHERE item_id = ? AND kind = ? AND target_item = ? AND target_store = ?",
@@ -433,5 +428,14 @@ extension TrackerStore {
 
     private func fetchProject(_ db: Database, _ id: String) throws -> Project? {
         try Project.fetchOne(db, sql: "SELECT \(Project.columns) FROM projects WHERE id = ?", arguments: [id])
+    }
+}
+
+extension TrackerStore {
+    /// The link as the store keeps it: a target in this store names no store.
+    public func local(_ link: ItemLink) -> ItemLink {
+        var link = link
+        if link.storeID == uuid { link.storeID = nil }
+        return link
     }
 }
