@@ -1,13 +1,13 @@
 /// RFC 4180 CSV, as trackers export it: fields separated by commas, a quoted field may hold commas, line breaks and
 /// doubled quotes (`""`). Rows come with the line they start on, for errors.
-enum CSVRows {
-    struct Failure: Error {
-        var line: Int
-        var reason: String
+public enum CSVRows {
+    public struct Failure: Error {
+        public var line: Int
+        public var reason: String
     }
 
     /// The rows of `bytes` (a UTF-8 byte order mark skipped), blank lines left out.
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> [(line: Int, fields: [String])] {
+    public static func parse(_ bytes: [UInt8]) throws(Failure) -> [(line: Int, fields: [String])] {
         var rows: [(line: Int, fields: [String])] = []
         var fields: [String] = []
         var field: [UInt8] = []

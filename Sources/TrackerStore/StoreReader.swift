@@ -29,6 +29,49 @@ public struct StoreReader {
         ).map { ($0[0], $0[1], $0[2]) }
     }
 
+    /// The known duplicate groups around `ids`: for each of them that has one, the items the store's `duplicate-of`
+    /// links join it to (either way, through any number of links within this store), itself included. Links from or
+    /// to an item of `ignoring` are left out. A group is followed to `limit` items at most.
+    public func duplicateGroups(
+        around ids: some Collection<String>, ignoring: Set<String> = [], limit: Int = 1_000
+    ) throws -> [String: Set<String>] {
+        guard try db.tableExists("links") else { return [:] }
+        var parent: [String: String] = [:]
+        func root(_ id: String) -> String {
+            var id = id
+            while let up = parent[id], up != id { id = up }
+            return id
+        }
+        var seen = Set(ids)
+        var frontier = seen.subtracting(ignoring)
+        while !frontier.isEmpty, seen.count < limit {
+            var next = Set<String>()
+            for chunk in Array(frontier).chunked(Self.chunkSize / 2) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let statement = try db.cachedStatement(
+                    sql: """
+                        SELECT item_id, target_item FROM links WHERE kind = 'duplicate-of' AND target_store = ''
+                        AND (item_id IN (\(marks)) OR target_item IN (\(marks)))
+                        """)
+                for row in try Row.fetchAll(statement, arguments: StatementArguments(Array(chunk) + Array(chunk))) {
+                    let (from, to): (String, String) = (row[0], row[1])
+                    guard from != to, !ignoring.contains(from), !ignoring.contains(to) else { continue }
+                    let (a, b) = (root(from), root(to))
+                    if a != b { parent[a] = b }
+                    parent[from] = parent[from] ?? from
+                    parent[to] = parent[to] ?? to
+                    for id in [from, to] where seen.insert(id).inserted { next.insert(id) }
+                }
+            }
+            frontier = next
+        }
+        var members: [String: Set<String>] = [:]
+        for id in parent.keys { members[root(id), default: []].insert(id) }
+        var groups: [String: Set<String>] = [:]
+        for id in ids { if parent[id] != nil, let group = members[root(id)] { groups[id] = group } }
+        return groups
+    }
+
     /// The ids of every item.
     public func itemIDs() throws -> Set<String> { Set(try String.fetchAll(db, sql: "SELECT id FROM items")) }
 

@@ -145,4 +145,54 @@ import TrackerStore
         #expect(Set(marked.filter(\.isKnownDuplicate).map(\.uri)) == [stall, copy])
         #expect(try indexer.verify().isClean)
     }
+
+    @Test func similarRanksAKnownDuplicateGroupTogetherAndTheItemsOwnDuplicatesFirst() throws {
+        let original = try #require(try indexer.search("key:APP-101").hits.first).uri
+        let copy = try #require(try indexer.search("key:APP-103").hits.first).uri  // a duplicate-of APP-101
+        var options = SearchOptions()
+        options.request.limit = 100
+        options.snippets = false
+        let group: Set<TrackerURI> = [original, copy]
+        for uri in try indexer.search("kind:item", options: options).hits.map(\.uri) where !group.contains(uri) {
+            let plain = try indexer.similar(to: uri, options: options, links: .off).hits.map(\.uri)
+            let grouped = try indexer.similar(to: uri, options: options).hits.map(\.uri)
+            #expect(Set(grouped) == Set(plain))
+            // The group's lower member moves up to just below the higher one; the rest keep their order.
+            #expect(grouped.filter { !group.contains($0) } == plain.filter { !group.contains($0) })
+            if let first = grouped.firstIndex(where: group.contains), group.isSubset(of: Set(grouped)) {
+                #expect(group.contains(grouped[first + 1]))
+            }
+        }
+        // A report like one member of a group, and a little like its original: the original follows its duplicate.
+        let project = try store.addProject(title: "Importer")
+        func add(_ title: String, _ detail: String, duplicateOf original: String? = nil) throws -> TrackerURI {
+            let links = original.map { [ItemLink(kind: .duplicateOf, itemID: $0)] } ?? []
+            let item = try store.addItem(
+                projectID: project.id, title: title, detail: detail, tracking: ItemTracking(links: links))
+            return store.uri(.item, item.id)
+        }
+        let columns = try add("Importer drops a column", "A CSV column goes missing when a field has commas in it")
+        let quoted = try add(
+            "Quoted commas break the CSV parser", "Fields with quoted commas split in two",
+            duplicateOf: columns.entityID
+        )
+        let rows = try add("CSV rows with quoted fields", "Quoted fields in CSV rows are read slowly")
+        let report = try add("CSV parser breaks on quoted commas", "Quoted commas in CSV fields split them")
+        try indexer.catchUp()
+        let mine: Set<TrackerURI> = [columns, quoted, rows]
+        let plain = try indexer.similar(to: report, options: options, links: .off).hits.map(\.uri).filter(mine.contains)
+        #expect(plain == [quoted, rows, columns])
+        let grouped = try indexer.similar(to: report, options: options).hits.map(\.uri).filter(mine.contains)
+        #expect(grouped == [quoted, columns, rows])
+        // From the original, its known duplicate first, however it matches; its own links ignored, as plain.
+        #expect(try indexer.similar(to: original, options: options).hits.first?.uri == copy)
+        #expect(
+            try indexer.similar(to: original, options: options, links: .groups(ignoring: [original])).hits.map(\.uri)
+                == indexer.similar(to: original, options: options, links: .off).hits.map(\.uri))
+        // A page of the grouped ranking is that ranking's slice.
+        let all = try indexer.similar(to: original, options: options).hits.map(\.uri)
+        options.request.offset = 1
+        options.request.limit = 2
+        #expect(try indexer.similar(to: original, options: options).hits.map(\.uri) == Array(all[1..<3]))
+    }
 }

@@ -104,6 +104,31 @@ import Testing
         #expect(left == 0)
     }
 
+    @Test func duplicateGroupsFollowLinksEitherWayAndLeaveOutTheIgnored() throws {
+        let store = try makeStore()
+        let project = try store.addProject(title: "Hadoop")
+        func item(_ title: String, duplicateOf original: Item? = nil) throws -> Item {
+            try store.addItem(
+                projectID: project.id, title: title,
+                tracking: ItemTracking(links: original.map { [ItemLink(kind: .duplicateOf, itemID: $0.id)] } ?? []))
+        }
+        let original = try item("NameNode crash")
+        let first = try item("NN crash", duplicateOf: original)
+        let second = try item("NameNode dies", duplicateOf: original)
+        let third = try item("NN dies again", duplicateOf: second)
+        let other = try item("Shell quoting", duplicateOf: try item("Quoting in the shell"))
+        let alone = try item("Slow listing")
+        let all = Set([original, first, second, third].map(\.id))
+        let groups = try store.read { try $0.duplicateGroups(around: [first.id, other.id, alone.id]) }
+        #expect(groups[first.id] == all)
+        #expect(groups[other.id]?.count == 2)
+        #expect(groups[alone.id] == nil)
+        // Ignoring the original splits the group: the first duplicate is left alone.
+        let split = try store.read { try $0.duplicateGroups(around: [first.id, third.id], ignoring: [original.id]) }
+        #expect(split[first.id] == nil)
+        #expect(split[third.id] == [second.id, third.id])
+    }
+
     @Test func theSchemaRefusesWhatNoWriterMayStore() throws {
         let store = try makeStore()
         let project = try store.addProject(title: "Hadoop")

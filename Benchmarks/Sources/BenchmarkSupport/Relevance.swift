@@ -19,6 +19,17 @@ public struct RelevanceDevSet: Sendable {
     public var queries: [Query]
     public var itemsPath: String
 
+    /// The queries with their bugs' ids replaced as `ids` says (a query or duplicate it has no id for is left out).
+    func mapped(_ ids: [String: String]) -> RelevanceDevSet {
+        var mapped = self
+        mapped.queries = queries.compactMap { query in
+            ids[query.itemID].map {
+                Query(itemID: $0, title: query.title, duplicates: Set(query.duplicates.compactMap { ids[$0] }))
+            }
+        }
+        return mapped
+    }
+
     public static func load() throws -> RelevanceDevSet {
         let root = Fixture.repositoryRoot + "/samples/"
         let text = try String(contentsOfFile: root + "gitbugs-hadoop-queries.jsonl", encoding: .utf8)
@@ -77,8 +88,18 @@ public struct RelevanceScores: Sendable, CustomStringConvertible {
     }
 }
 
+/// Where a relevance run's store gets the dev set's bugs from.
+public enum RelevanceSource: Sendable {
+    /// The converted JSON Lines (`samples/gitbugs-hadoop.jsonl.gz`), as `spotlite import` reads it.
+    case jsonLines
+    /// GitBugs' own Jira CSV (`samples/gitbugs-hadoop-bugs.csv.gz`) through `import --from jira-csv`, its duplicate
+    /// pairs (`samples/gitbugs-hadoop-duplicates.csv`) added as Jira's `Outward issue link (Duplicate)` columns.
+    case jiraCSV
+}
+
 /// One store with the dev set imported, its Spotlite index, and the FTS5 baseline table beside it.
 public final class RelevanceRun {
+    /// The dev set, its ids those of this run's store.
     public let devSet: RelevanceDevSet
     public let store: TrackerStore
     public let indexer: StoreIndexer
@@ -86,14 +107,25 @@ public final class RelevanceRun {
     let fts5: FTS5
     let session: SearchSession
 
-    public init(devSet: RelevanceDevSet) throws {
-        self.devSet = devSet
-        directory = NSTemporaryDirectory() + "spotlite-relevance-\(getpid())"
+    public init(devSet: RelevanceDevSet, source: RelevanceSource = .jsonLines) throws {
+        directory = NSTemporaryDirectory() + "spotlite-relevance-\(getpid())-\(source)"
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try TrackerStore.create(at: directory + "/tracker.sqlite")
-        _ = try store.importJSONLines(
-            from: try ImportSource(path: try Self.decompressed(devSet.itemsPath, into: directory)))
+        let items = try Self.decompressed(devSet.itemsPath, into: directory + "/items.jsonl")
+        switch source {
+        case .jsonLines:
+            _ = try store.importJSONLines(from: try ImportSource(path: items))
+            self.devSet = devSet
+        case .jiraCSV:
+            let root = Fixture.repositoryRoot + "/samples/"
+            let csv = try Self.decompressed(root + "gitbugs-hadoop-bugs.csv.gz", into: directory + "/bugs.csv")
+            let linked = try Self.withDuplicateLinks(
+                csv: Data(contentsOf: URL(fileURLWithPath: csv)),
+                pairs: Data(contentsOf: URL(fileURLWithPath: root + "gitbugs-hadoop-duplicates.csv")))
+            _ = try store.importExport(linked, format: .jiraCSV, fileName: "gitbugs-hadoop-bugs.csv")
+            self.devSet = devSet.mapped(try Self.sameBugs(jsonLines: items, in: store))
+        }
         indexer = StoreIndexer(store: store, indexPath: directory + "/index")
         try indexer.rebuild()
         session = SearchSession(indexer)
@@ -106,7 +138,8 @@ public final class RelevanceRun {
     /// Spotlite's `similar` on the bug itself (its title and detail), items only; with each hit's likeness and
     /// whether it is a known duplicate, for choosing the `--check-duplicates` threshold.
     public func spotliteSimilar(
-        maxWords: Int = SearchRanking.similarWords, feedbackWeight: Double = SearchRanking.similarFeedbackWeight
+        maxWords: Int = SearchRanking.similarWords, feedbackWeight: Double = SearchRanking.similarFeedbackWeight,
+        byLinks: Bool = false
     ) throws
         -> (scores: RelevanceScores, likeness: [(likeness: Double, duplicate: Bool)])
     {
@@ -116,9 +149,11 @@ public final class RelevanceRun {
         options.snippets = false
         options.request.limit = 12
         for query in devSet.queries {
+            // The query bug's own links are its answers: left out of its ranking.
+            let uri = store.uri(.item, query.itemID)
             let outcome = try indexer.similar(
-                to: store.uri(.item, query.itemID), options: options, maxWords: maxWords, feedbackWeight: feedbackWeight
-            )
+                to: uri, options: options, maxWords: maxWords, feedbackWeight: feedbackWeight,
+                links: byLinks ? .groups(ignoring: [uri]) : .off)
             let items = outcome.hits.filter { if case .item = $0.entity { return true } else { return false } }
             scores.add(ranked: items.map(\.uri.entityID), relevant: query.duplicates)
             for hit in items.prefix(5) {
@@ -148,8 +183,57 @@ public final class RelevanceRun {
         print("trace \(system) \(query.itemID) \(rank) \(query.title)")
     }
 
-    static func decompressed(_ path: String, into directory: String) throws -> String {
-        let output = directory + "/items.jsonl"
+    /// The CSV export with Jira's `Outward issue link (Duplicate)` columns added, one for each pair (`Issue id,
+    /// Duplicate id`; a duplicate field may list several ids, comma-separated) of its row's issue.
+    static func withDuplicateLinks(csv: Data, pairs: Data) throws -> Data {
+        var duplicates: [String: [String]] = [:]
+        for row in try CSVRows.parse([UInt8](pairs)).dropFirst() where row.fields.count >= 2 {
+            for id in row.fields[1].split(separator: ",") {
+                duplicates[row.fields[0], default: []].append(id.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        let rows = try CSVRows.parse([UInt8](csv))
+        guard let header = rows.first?.fields, let idColumn = header.firstIndex(of: "Issue id") else {
+            throw CorpusError(message: "the GitBugs CSV has no header with an Issue id column")
+        }
+        let most = duplicates.values.map(\.count).max() ?? 0
+        func line(_ fields: [String]) -> String {
+            fields.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ",") + "\r\n"
+        }
+        var text = line(header + Array(repeating: "Outward issue link (Duplicate)", count: most))
+        for row in rows.dropFirst() {
+            let links = duplicates[row.fields[idColumn]] ?? []
+            text += line(row.fields + links + Array(repeating: "", count: most - links.count))
+        }
+        return Data(text.utf8)
+    }
+
+    /// The store's item for each item of the converted JSON Lines, by title and detail (white space runs read as
+    /// one space, as the conversion changed line ends); bugs with the same text are paired in id order.
+    static func sameBugs(jsonLines path: String, in store: TrackerStore) throws -> [String: String] {
+        func key(_ title: String, _ detail: String) -> String {
+            (title + "\n" + detail).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        }
+        var converted: [String: [String]] = [:]
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["kind"] as? String == "item", let id = object["id"] as? String,
+                let title = object["title"] as? String
+            else { continue }
+            converted[key(title, object["detail"] as? String ?? ""), default: []].append(id)
+        }
+        var imported: [String: [String]] = [:]
+        for item in try store.read({ try $0.items(ids: try $0.itemIDs()) }).values {
+            imported[key(item.title, item.detail), default: []].append(item.id)
+        }
+        var ids: [String: String] = [:]
+        for (text, mine) in converted {
+            for (from, to) in zip(mine.sorted(), (imported[text] ?? []).sorted()) { ids[from] = to }
+        }
+        return ids
+    }
+
+    static func decompressed(_ path: String, into output: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sh", "-c", "gzip -dc \"$0\" > \"$1\"", path, output]

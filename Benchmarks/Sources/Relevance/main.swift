@@ -4,7 +4,8 @@ import SearchIndex
 
 // The relevance harness (docs/ranking.md): Spotlite next to SQLite FTS5 on the GitBugs dev set, in one run.
 //   swift run -c release --package-path Benchmarks relevance           the table
-//   … relevance --check                                                 exit 1 if Spotlite is below FTS5
+//   … relevance --check      exit 1 if Spotlite is below FTS5, the Jira CSV import ranks otherwise than the JSON
+//                            Lines, or ranking by known duplicate groups makes similar worse
 //   … relevance --sweep                                                 the title-OR task across k1, b, title bonus
 let arguments = Set(CommandLine.arguments.dropFirst())
 let run = try RelevanceRun(devSet: try RelevanceDevSet.load())
@@ -51,6 +52,27 @@ for count in [2, 3] {
             short.meanReciprocalRank, fts5Short.meanReciprocalRank,
             ratio(short.meanReciprocalRank, fts5Short.meanReciprocalRank)))
 }
+
+// The same bugs through the Jira CSV importer, the duplicate pairs as links: the same figures when links do not rank;
+// `similar` ranking by known duplicate groups, each query's own links left out of its ranking.
+let csvRun = try RelevanceRun(devSet: try RelevanceDevSet.load(), source: .jiraCSV)
+let csvTitleOR = try csvRun.spotliteTitleOR(ranking: ranking)
+let csvSimilar = try csvRun.spotliteSimilar().scores
+let csvLinked = try csvRun.spotliteSimilar(byLinks: true).scores
+print(
+    "\nThe same bugs imported with --from jira-csv, the duplicate pairs as links (\(csvRun.devSet.queries.count) queries"
+        + " mapped), against the JSON Lines run above")
+print("| task | JSON Lines R@10 | Jira CSV R@10 | JSON Lines MRR@10 | Jira CSV MRR@10 |")
+print("|---|---|---|---|---|")
+func row(_ task: String, _ lines: RelevanceScores, _ csv: RelevanceScores) {
+    print(
+        String(
+            format: "| %@ | %.3f | %.3f | %.3f | %.3f |", task, lines.meanRecall, csv.meanRecall,
+            lines.meanReciprocalRank, csv.meanReciprocalRank))
+}
+row("title OR", spotlite, csvTitleOR)
+row("similar, links not ranking", similar.scores, csvSimilar)
+row("similar, ranked by known duplicate groups (the query's own links left out)", similar.scores, csvLinked)
 
 // The --check-duplicates threshold: how often a top-5 similar hit at or above a likeness is a known duplicate.
 print("\nsimilar's top 5 hits by likeness: known duplicates among the hits at or above a likeness, and below it")
@@ -105,6 +127,18 @@ if arguments.contains("--sweep") {
 if arguments.contains("--check") {
     guard spotlite.meanRecall >= fts5.meanRecall, spotlite.meanReciprocalRank >= fts5.meanReciprocalRank else {
         print("relevance: Spotlite ranks below FTS5 on the dev set")
+        exit(1)
+    }
+    // Only ties among bugs of the same text may order the two imports differently.
+    guard abs(csvTitleOR.meanRecall - spotlite.meanRecall) <= 0.01,
+        abs(csvTitleOR.meanReciprocalRank - spotlite.meanReciprocalRank) <= 0.01
+    else {
+        print("relevance: the bugs imported from Jira's CSV rank otherwise than the same bugs from JSON Lines")
+        exit(1)
+    }
+    guard csvLinked.meanRecall >= csvSimilar.meanRecall, csvLinked.meanReciprocalRank >= csvSimilar.meanReciprocalRank
+    else {
+        print("relevance: ranking similar by known duplicate groups makes it worse on the dev set")
         exit(1)
     }
 }
