@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import GRDBSQLite
 
 /// The two reads every search makes — the store's last change (is the index current?) and the rows of a page of hits
@@ -15,21 +16,35 @@ import GRDBSQLite
 /// several threads (one connection per read at a time). Any failure (one SQLite reports, or a connection that cannot be
 /// opened) gives nil, and the caller reads through GRDB instead, which reports it: these reads are only ever a faster
 /// way to the same answer.
+///
+/// A store opened as one serialized connection (a command's read-only ``DatabaseQueue``) lends that connection instead,
+/// used inside its queue: a connection of our own would open the file and parse the schema a second time in a
+/// one-shot `spotlite search`, as much time as the reads save.
 final class SearchReads: @unchecked Sendable {
     private let location: String
     private let isURI: Bool
+    private let queue: DatabaseQueue?
     private let lock = NSLock()
     // Guarded by `lock`:
     private var idle: [Connection] = []
     private var isDisabled = false
+    // Used only inside `queue`: its connection, with our statements prepared on it.
+    private var borrowed: Connection?
 
     /// Connections kept open between reads; more readers at once open more, closed when they are done.
     private static let keptConnections = 4
 
-    /// `location`: the store's path, or with `isURI` the `file:` URI it was opened by.
-    init(location: String, isURI: Bool = false) {
+    /// `location`: the store's path, or with `isURI` the `file:` URI it was opened by; `queue`: the store's one
+    /// connection, to borrow rather than open others.
+    init(location: String, isURI: Bool = false, queue: DatabaseQueue? = nil) {
         self.location = location
         self.isURI = isURI
+        self.queue = queue
+    }
+
+    deinit {
+        // Our statements are finalized before the queue closes its connection.
+        queue?.inDatabase { _ in borrowed = nil }
     }
 
     /// The sequence number of the last change logged (``StoreReader/lastChangeSequence()``), or nil if it could not be
@@ -55,6 +70,22 @@ final class SearchReads: @unchecked Sendable {
     }
 
     private func withConnection<T>(_ body: (Connection) throws -> T) -> T? {
+        if let queue {
+            return queue.inDatabase { db -> T? in
+                guard let handle = db.sqliteConnection else { return nil }
+                let connection = borrowed ?? Connection(borrowing: handle)
+                let result = try? body(connection)
+                // The queue's connection must not stay inside our transaction (a failed rollback): GRDB's reads
+                // would see its snapshot. Our statements go, and the transaction is rolled back once more.
+                if !connection.isOutsideTransaction {
+                    borrowed = nil
+                    sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+                } else {
+                    borrowed = connection
+                }
+                return result
+            }
+        }
         lock.lock()
         if isDisabled {
             lock.unlock()
@@ -84,6 +115,8 @@ final class SearchReads: @unchecked Sendable {
     /// One read-only SQLite connection and its statements. Used by one thread at a time.
     final class Connection {
         private let handle: OpaquePointer
+        /// Whether the handle is ours to close (else borrowed from the store's queue).
+        private let owned: Bool
         private var lastChange: OpaquePointer?
         /// The join of items with their projects, and the read of projects, by the number of ids each takes.
         private var itemStatements: [Int: OpaquePointer] = [:]
@@ -100,14 +133,21 @@ final class SearchReads: @unchecked Sendable {
                 return nil
             }
             self.handle = handle
+            owned = true
             sqlite3_busy_timeout(handle, Int32(TrackerStore.busyTimeout * 1_000))
+        }
+
+        /// The store's own connection, waiting for locks as the store set it to; never closed here.
+        init(borrowing handle: OpaquePointer) {
+            self.handle = handle
+            owned = false
         }
 
         deinit {
             for statement in [lastChange, begin, commit, rollback] { sqlite3_finalize(statement) }
             for statement in itemStatements.values { sqlite3_finalize(statement) }
             for statement in projectStatements.values { sqlite3_finalize(statement) }
-            sqlite3_close_v2(handle)
+            if owned { sqlite3_close_v2(handle) }
         }
 
         var isOutsideTransaction: Bool { sqlite3_get_autocommit(handle) != 0 }

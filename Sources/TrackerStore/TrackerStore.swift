@@ -35,7 +35,7 @@ public final class TrackerStore: Sendable {
         self.busyWait = busyWait
         self.uuid = uuid
         self.isReadOnly = isReadOnly
-        searchReads = SearchReads(location: location ?? path, isURI: location != nil)
+        searchReads = SearchReads(location: location ?? path, isURI: location != nil, queue: pool as? DatabaseQueue)
     }
 
     /// How long a statement waits for another process's lock before failing with

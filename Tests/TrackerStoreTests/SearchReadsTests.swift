@@ -96,6 +96,31 @@ import Testing
         #expect(try readOnly.entities(items: ids, projects: [], messages: []) == written)
     }
 
+    /// How many descriptors of this process have `path` open.
+    func descriptors(of path: String) throws -> Int {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        return try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").filter { fd in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd)) == target
+        }.count
+    }
+
+    @Test func aStoreOpenedForReadingLendsItsConnectionAndSeesLaterCommits() throws {
+        let (store, ids) = try filledStore()
+        let expected = try store.read { try $0.entities(items: ids, projects: [], messages: []) }
+        let last = try store.lastChangeSequence()
+        let reading = try TrackerStore.open(at: store.path, forReading: true)
+        let open = try descriptors(of: store.path)
+        #expect(try #require(reading.searchReads.entities(items: ids, projects: [])) == expected)
+        #expect(reading.searchReads.lastChangeSequence() == last)
+        // No connection of its own: the queue's, left outside any transaction, so GRDB reads see a later commit too.
+        let now = try descriptors(of: store.path)
+        #expect(now == open)
+        try store.updateItem(id: ids[0], ItemChanges(title: "Renamed"))
+        #expect(try reading.read { try $0.item(id: ids[0]) }?.title == "Renamed")
+        let after = try #require(reading.searchReads.entities(items: [ids[0]], projects: []))
+        #expect(after[.item]?[ids[0]]?.title == "Renamed")
+    }
+
     @Test func aSampleIsSpreadOverTheStoreAndReadsOnlyWhatItReturns() throws {
         let (store, ids) = try filledStore()
         // Every item when there are no more than asked for.
