@@ -166,18 +166,31 @@ public final class SearchResults {
             total: max(0, total - (left ? 1 : 0)), isExact: isExact)
     }
 
-    /// Counts per value for each requested facet, most frequent first (ties by value), over all matches.
+    /// Counts per value for each requested facet, most frequent first (ties by value), over all matches. Tags and
+    /// assignees are counted as their filters match them (`tag:bug` finds `Bug` too: ``TermPrefix/nameTerm(_:_:)``),
+    /// under their most frequent spelling.
     public var facets: [(facet: SearchFacet, values: [(value: String, count: Int)])] {
         request.facets.map { facet in
+            let folds = facet == .tag || facet == .assignee
             var counts: [String: Int] = [:]
+            var spellings: [String: [String: Int]] = [:]
             for entry in matches.facets[facet.slot] ?? [] {
                 var value = entry.value
                 if facet.slot == ValueSlot.domain, codings.indices.contains(entry.shard) {
                     value = Array(codings[entry.shard].identifier(value: value).utf8)
                 }
-                for label in facet.labels(value) { counts[label, default: 0] += entry.count }
+                var seen = Set<String>()
+                for label in facet.labels(value) {
+                    let key = folds ? TextNormalizer.titleKey(label) : label
+                    if folds { spellings[key, default: [:]][label, default: 0] += entry.count }
+                    // A document with `Bug` and `bug` is one document with that tag.
+                    if seen.insert(key).inserted { counts[key, default: 0] += entry.count }
+                }
             }
-            let values = counts.map { (value: $0.key, count: $0.value) }
+            let values = counts.map { key, count in
+                let spelling = spellings[key]?.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }?.key
+                return (value: spelling ?? key, count: count)
+            }
             return (facet, values.sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value })
         }
     }

@@ -115,6 +115,28 @@ import TrackerStore
         #expect(counts[.resolution] == ["duplicate 1", "fixed 1", "wontfix 1"])
     }
 
+    @Test func tagAndAssigneeFacetsCountAsTheirFiltersMatch() throws {
+        let project = try store.addProject(title: "Spelling")
+        for (tags, assignees) in [(["BUG"], ["priya"]), (["Bug", "bug"], ["PRIYA"])] {
+            _ = try store.addItem(
+                projectID: project.id, title: "Spelled otherwise",
+                tracking: ItemTracking(assignees: assignees, tags: tags))
+        }
+        try indexer.catchUp()
+        var options = SearchOptions()
+        options.request.facets = [.tag, .assignee]
+        let outcome = try indexer.search("kind:item", options: options)
+        let counts = Dictionary(
+            uniqueKeysWithValues: outcome.facets.map { facet in
+                (facet.facet, facet.values.map { "\($0.label) \($0.count)" })
+            })
+        // As tag:bug and assignee:priya find them: each document once, under the most frequent spelling.
+        #expect(counts[.tag]?.first == "bug 6")
+        #expect(try keys("tag:bug").count == 6)
+        #expect(counts[.assignee]?.first == "Priya 4")
+        #expect(try keys("assignee:priya").count == 4)
+    }
+
     @Test func editsOfTagsAndLinksReachTheIndexAndSimilarMarksKnownDuplicates() throws {
         let original = try #require(try indexer.search("key:APP-101").hits.first).uri
         let stall = try #require(try indexer.search("key:APP-102").hits.first).uri
