@@ -30,7 +30,9 @@ extension StoreIndexer {
     func rankByGroups(
         _ hits: inout [ResolvedHit], like uri: TrackerURI, ownScore: Double?, ignoring: Set<TrackerURI>
     ) throws(IndexerError) {
-        let items = hits.filter { $0.uri.kind == .item && $0.uri.storeID == uri.storeID }.map(\.uri.entityID)
+        // Links join items of one store: only those hits can be in a group.
+        func linkable(_ hit: ResolvedHit) -> Bool { hit.uri.kind == .item && hit.uri.storeID == uri.storeID }
+        let items = hits.filter(linkable).map(\.uri.entityID)
         guard !items.isEmpty else { return }
         let around = uri.kind == .item ? items + [uri.entityID] : items
         let ignored = Set(ignoring.filter { $0.storeID == uri.storeID && $0.kind == .item }.map(\.entityID))
@@ -39,14 +41,12 @@ extension StoreIndexer {
         }
         guard !groups.isEmpty else { return }
         var scores: [String: Double] = [:]
-        for hit in hits where hit.uri.kind == .item && hit.uri.storeID == uri.storeID {
+        for hit in hits where linkable(hit) {
             scores[hit.uri.entityID] = max(scores[hit.uri.entityID] ?? 0, hit.score)
         }
         if uri.kind == .item, let ownScore { scores[uri.entityID] = ownScore }
         let ranked = hits.enumerated().map { index, hit -> (rank: Double, index: Int) in
-            guard hit.uri.kind == .item, hit.uri.storeID == uri.storeID, let group = groups[hit.uri.entityID] else {
-                return (hit.score, index)
-            }
+            guard linkable(hit), let group = groups[hit.uri.entityID] else { return (hit.score, index) }
             let best = group.lazy.filter { $0 != hit.uri.entityID }.compactMap { scores[$0] }.max() ?? 0
             return (max(hit.score, best.nextDown), index)
         }
