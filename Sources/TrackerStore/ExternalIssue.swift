@@ -108,7 +108,8 @@ public struct ExternalImportNotes: Sendable, Equatable {
 extension ExternalIssue {
     /// The store's records for `issues`: a project per project key (created when its first issue was), an item per
     /// issue, a message per comment, every id stable (``StableID``). Each field is checked as the store checks it;
-    /// the first that cannot be stored is an error naming its record.
+    /// the first that cannot be stored is an error naming its record. `now` stands for a time an issue does not give
+    /// (a project's is its earliest issue's given time).
     static func records(_ issues: [ExternalIssue], now: String, notes: inout ExternalImportNotes) throws(StoreError)
         -> [(line: Int, record: JSONLinesRecord)]
     {
@@ -127,7 +128,9 @@ extension ExternalIssue {
             let projectID = Self.projectID(issue.projectKey)
             let created = issue.created ?? now
             if var project = projects[projectID] {
-                if created < project.createdAt { project.createdAt = created }
+                if created != now, project.createdAt == now || created < project.createdAt {
+                    project.createdAt = created
+                }
                 project.modifiedAt = project.createdAt
                 projects[projectID] = project
             } else {

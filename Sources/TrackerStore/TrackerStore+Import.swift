@@ -36,7 +36,7 @@ extension TrackerStore {
     public func importJSONLines(_ data: Data) throws(StoreError) -> ImportSummary {
         let records: [(line: Int, record: JSONLinesRecord)]
         do {
-            records = try JSONLines.parse(data, now: Timestamp.string(from: Date()))
+            records = try JSONLines.parse(data, now: Self.unstatedTime)
         } catch {
             throw StoreError(.invalidInput, error.description)
         }
@@ -51,11 +51,10 @@ extension TrackerStore {
         throws(StoreError) -> ImportSummary
     {
         try checkWritable()  // before reading anything
-        let now = Timestamp.string(from: Date())
         var records: [(line: Int, record: JSONLinesRecord)] = []
         do {
             try source.forEachLine { number, line in
-                if let record = try JSONLines.parse(line: line, number: number, now: now) {
+                if let record = try JSONLines.parse(line: line, number: number, now: Self.unstatedTime) {
                     records.append((number, record))
                 }
                 if let progress, number % Self.progressStep == 0 {
@@ -76,6 +75,42 @@ extension TrackerStore {
 
     /// How many lines or records an import reads or writes between two progress reports.
     static let progressStep = 1_000
+
+    /// The `created` (and `modified`) time of a record whose file gives none, until the import fills it in: the time
+    /// already stored for its id, or the import's own time for a new record. So importing a file without times again
+    /// changes nothing.
+    static let unstatedTime = ""
+
+    /// Fills in the ``unstatedTime``s of `records`: the stored `created_at` of an existing row, `now` for a new one;
+    /// an unstated `modified` time is the created time.
+    private static func fillUnstatedTimes(_ db: Database, _ records: inout [(line: Int, record: JSONLinesRecord)])
+        throws
+    {
+        let now = Timestamp.string(from: Date())
+        func created(_ table: String, _ id: String) throws -> String {
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT created_at FROM \(table) WHERE id = ?"), arguments: [id])
+                ?? now
+        }
+        let hasMessages = try db.tableExists("messages")
+        for index in records.indices {
+            switch records[index].record {
+            case .project(var p) where p.createdAt == unstatedTime || p.modifiedAt == unstatedTime:
+                if p.createdAt == unstatedTime { p.createdAt = try created("projects", p.id) }
+                if p.modifiedAt == unstatedTime { p.modifiedAt = p.createdAt }
+                records[index].record = .project(p)
+            case .item(var i) where i.createdAt == unstatedTime || i.modifiedAt == unstatedTime:
+                if i.createdAt == unstatedTime { i.createdAt = try created("items", i.id) }
+                if i.modifiedAt == unstatedTime { i.modifiedAt = i.createdAt }
+                records[index].record = .item(i)
+            case .message(var m) where m.createdAt == unstatedTime || m.modifiedAt == unstatedTime:
+                if m.createdAt == unstatedTime { m.createdAt = hasMessages ? try created("messages", m.id) : now }
+                if m.modifiedAt == unstatedTime { m.modifiedAt = m.createdAt }
+                records[index].record = .message(m)
+            default: break
+            }
+        }
+    }
 
     /// `place` names a record's line number in errors: `line N` for JSON Lines, the record's place in a tracker's
     /// export (`record 3 (12)`) for those.
@@ -103,6 +138,8 @@ extension TrackerStore {
             firstLine[id] = line
         }
         return try write { db in
+            var records = records
+            try Self.fillUnstatedTimes(db, &records)
             var summary = ImportSummary()
             let knownProjects = try Set(String.fetchAll(db, sql: "SELECT id FROM projects")).union(fileProjects)
             let knownItems = try Set(String.fetchAll(db, sql: "SELECT id FROM items")).union(fileItems)
@@ -316,7 +353,7 @@ extension TrackerStore {
         } catch {
             throw StoreError(.invalidInput, "cannot read the \(format.rawValue) export: \(error)")
         }
-        var records = try ExternalIssue.records(issues, now: Timestamp.string(from: Date()), notes: &notes)
+        var records = try ExternalIssue.records(issues, now: Self.unstatedTime, notes: &notes)
         let inFile = Set(issues.map(\.itemID))
         let stored = try read { reader in try reader.itemIDs() }
         for index in records.indices {

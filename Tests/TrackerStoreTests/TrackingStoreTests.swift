@@ -220,6 +220,27 @@ import Testing
         #expect(third.itemsUpdated == 2 && third.unchanged == 2)
     }
 
+    @Test func aRecordWithoutTimesKeepsTheStoredOnesAndAnImportAgainChangesNothing() throws {
+        let store = try makeStore()
+        let dated = Self.file.replacingOccurrences(
+            of: #""title":"#, with: #""created":"2020-01-02T03:04:05Z","title":"#)
+        _ = try store.importJSONLines(Data(dated.utf8))
+        let logged = try log(store.path).count
+        let again = try store.importJSONLines(Data(Self.file.utf8))
+        #expect(again.projectsUpdated == 0 && again.itemsUpdated == 0 && again.unchanged == 4)
+        #expect(try log(store.path).count == logged)
+        let item = try #require(try store.read { try $0.item(id: "55555555-5555-4555-8555-555555555555") })
+        #expect(item.createdAt == "2020-01-02T03:04:05Z")
+        // A new record without times gets the import's time for both.
+        let added = try store.importJSONLines(
+            Data(
+                #"{"kind":"item","id":"66666666-6666-4666-8666-666666666666","project":"11111111-1111-4111-8111-111111111111","title":"New"}"#
+                    .utf8))
+        #expect(added.itemsAdded == 1)
+        let new = try #require(try store.read { try $0.item(id: "66666666-6666-4666-8666-666666666666") })
+        #expect(new.createdAt > "2026" && new.modifiedAt == new.createdAt)
+    }
+
     @Test(arguments: [
         (#""tags":"bug""#, "must be an array of strings"),
         (#""links":[{"kind":"fixes","item":"22222222-2222-4222-8222-222222222222"}]"#, "a link's kind is \"fixes\""),
