@@ -25,6 +25,7 @@ struct ItemMapping {
         let tracking = item.tracking
         attributes.authorNames = tracking.author.isEmpty ? [] : [tracking.author]
         attributes.assigneeNames = tracking.assignees
+        attributes.commenterNames = item.commenters
         attributes.tags = tracking.tags
         attributes.resolution = tracking.resolution
         attributes.closedAt = tracking.closedAt.flatMap(Timestamp.seconds)

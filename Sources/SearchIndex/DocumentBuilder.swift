@@ -119,6 +119,9 @@ final class DocumentBuilder {
             try document.addBooleanTerm(TermPrefix.nameTerm(TermPrefix.assignee, name))
         }
         if !attributes.assigneeNames.isEmpty { has.append("assignee") }
+        for name in attributes.commenterNames where !name.isEmpty {
+            try document.addBooleanTerm(TermPrefix.nameTerm(TermPrefix.commenter, name))
+        }
         for tag in attributes.tags where !tag.isEmpty {
             try document.addBooleanTerm(TermPrefix.nameTerm(TermPrefix.tag, tag))
         }

@@ -342,7 +342,7 @@ public final class SearchQueryParser {
     /// What `has:` and `no:` ask about.
     static let hasFields = ["tag", "assignee", "link", "author", "resolution", "key"]
 
-    /// `tag:bug`, `assignee:alice`, `involves:alice` (author or assignee), `resolution:fixed`, `key:HADOOP-1234` (any
+    /// `tag:bug`, `assignee:alice`, `involves:alice` (author, assignee or commenter), `resolution:fixed`, `key:HADOOP-1234` (any
     /// case and accents; quote a value with spaces), `has:tag` / `no:tag` (and assignee, link, author, resolution,
     /// key), `linked:duplicate-of` (blocks, relates-to), `duplicates:<item URI or UUID>`.
     static func trackerFilter(_ field: String, _ value: String) -> (QueryParser.FieldMapping, String) {
@@ -359,8 +359,11 @@ public final class SearchQueryParser {
         case "involves":
             if value.isEmpty { return (.invalid("involves: needs a name, e.g. involves:alice"), "") }
             return (
-                .anyTerm([TermPrefix.authorTerm(value), TermPrefix.nameTerm(TermPrefix.assignee, value)]),
-                "author or assignee is '\(value)' (any case)"
+                .anyTerm([
+                    TermPrefix.authorTerm(value), TermPrefix.nameTerm(TermPrefix.assignee, value),
+                    TermPrefix.nameTerm(TermPrefix.commenter, value),
+                ]),
+                "author, assignee or commenter is '\(value)' (any case)"
             )
         case "has", "no":
             let asked = value.lowercased()

@@ -28,6 +28,8 @@ public struct SearchableItemAttributeSet: Sendable, Equatable {
     public var authorNames: [String] = []
     /// Who it is assigned to (items): terms for `assignee:` and `involves:`.
     public var assigneeNames: [String] = []
+    /// Who wrote messages on it (items): terms for `involves:`.
+    public var commenterNames: [String] = []
     /// Its tags (items): terms for `tag:`, matched in any case.
     public var tags: [String] = []
     /// How it was closed (`fixed`, `duplicate`, …), or empty: a term for `resolution:`.
@@ -100,7 +102,8 @@ public struct SearchableItem: Sendable, Equatable {
             SearchIndexLayout.version, uniqueIdentifier, domainIdentifier, a.kind.rawValue, a.title,
             a.contentDescription, a.containerTitle, a.priority.map(String.init) ?? "-", a.isCompleted ? "1" : "0",
             String(a.createdAt), String(a.modifiedAt), a.authorNames.joined(separator: "\u{1F}"),
-            a.assigneeNames.joined(separator: "\u{1F}"), a.tags.joined(separator: "\u{1F}"), a.resolution,
+            a.assigneeNames.joined(separator: "\u{1F}"), a.commenterNames.joined(separator: "\u{1F}"),
+            a.tags.joined(separator: "\u{1F}"), a.resolution,
             a.closedAt.map(String.init) ?? "-",
             a.links.map { $0.kind + " " + $0.targetItemID }.joined(separator: "\u{1F}"),
             a.sourceKey,

@@ -19,7 +19,7 @@ import Xapian
 /// | `kind` | `"item"`, `"project"` or `"message"` |
 /// | `authorNames` | a message's author, an item's author |
 /// | `keywords` | an item's tags |
-/// | `participants` | an item's author or assignees, a message's author (`involves:`) |
+/// | `participants` | an item's author, assignees or commenters, a message's author (`involves:`) |
 /// | `identifier` | an item's key in the tracker it came from (`key:`) |
 /// | `completionDate` | when an item was closed (`closed:`) |
 /// | `priority` | 1…3 |

@@ -31,6 +31,9 @@ public enum TermPrefix {
     public static let author = "XAU"
     /// An item's assignee, normalised as ``author``. Boolean.
     public static let assignee = "XAS"
+    /// The author of a message on an item, on the item's document, normalised as ``author`` (for `involves:`).
+    /// Boolean.
+    public static let commenter = "XCM"
     /// An item's tag, normalised as ``author`` (any case, any accents). Boolean.
     public static let tag = "XTG"
     /// An item's resolution, normalised as ``author``. Boolean.
@@ -127,7 +130,8 @@ public enum SearchIndexLayout {
     /// 10: tracker fields: assignee, tag, resolution, source-key, has, link-kind and duplicate-of terms (``TermPrefix``),
     /// author terms on items, the closing time, tags, assignees and resolution in value slots 9–12; none on a document
     /// without them.
-    public static let version = "10"
+    /// 11: commenter terms on items (``TermPrefix/commenter``), for `involves:`.
+    public static let version = "11"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
     /// Metadata key holding the base of the index's short identifiers (``IdentifierCoding/base``).

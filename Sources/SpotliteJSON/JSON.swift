@@ -116,6 +116,7 @@ public enum EntityJSON {
         add("links", .array(links), set: !links.isEmpty)
         add("url", .string(t.sourceURL), set: !t.sourceURL.isEmpty)
         add("key", .string(t.sourceKey), set: !t.sourceKey.isEmpty)
+        add("commenters", .array(item.commenters.map { .string($0) }), set: !item.commenters.isEmpty)
         return pairs
     }
 
@@ -178,10 +179,12 @@ extension EntityJSON {
                 case .bool(let completed)? = fields["completed"], let created = string(fields["created"]),
                 let modified = string(fields["modified"])
             else { return nil }
-            guard let tracking = tracking(fields, storeID: uri.storeID) else { return nil }
+            guard let tracking = tracking(fields, storeID: uri.storeID), let commenters = texts(fields["commenters"])
+            else { return nil }
             let item = Item(
                 id: id, projectID: project.id, title: title, detail: detail, priority: priorityValue,
-                isCompleted: completed, createdAt: created, modifiedAt: modified, tracking: tracking)
+                isCompleted: completed, createdAt: created, modifiedAt: modified, tracking: tracking,
+                commenters: commenters)
             return (uri, .item(item, project: project))
         case "message":
             guard uri.kind == .message, let project = projectReference(fields["project"], storeID: uri.storeID),
@@ -229,16 +232,9 @@ extension EntityJSON {
             default: return nil
             }
         }
-        func texts(_ key: String) -> [String]? {
-            switch fields[key] {
-            case nil: return []
-            case .array(let values)?:
-                return values.compactMap { string($0) }.count == values.count ? values.compactMap { string($0) } : nil
-            default: return nil
-            }
-        }
         guard let author = text("author"), let resolution = text("resolution"), let closed = text("closed_at"),
-            let url = text("url"), let key = text("key"), let assignees = texts("assignees"), let tags = texts("tags")
+            let url = text("url"), let key = text("key"), let assignees = texts(fields["assignees"]),
+            let tags = texts(fields["tags"])
         else { return nil }
         var links: [ItemLink] = []
         if case .array(let values)? = fields["links"] {
@@ -255,6 +251,17 @@ extension EntityJSON {
         return ItemTracking(
             author: author ?? "", assignees: assignees, resolution: resolution ?? "", closedAt: closed, tags: tags,
             links: links, sourceURL: url ?? "", sourceKey: key ?? "")
+    }
+
+    /// An array of strings; empty when missing (a Spotlite before the field), nil for another shape.
+    private static func texts(_ value: JSONValue?) -> [String]? {
+        switch value {
+        case nil: return []
+        case .array(let values)?:
+            let strings = values.compactMap { string($0) }
+            return strings.count == values.count ? strings : nil
+        default: return nil
+        }
     }
 
     private static func string(_ value: JSONValue?) -> String? {

@@ -22,10 +22,11 @@ extension Item: FetchableRecord {
     static let tableColumns =
         "id, project_id, title, detail, priority, completed, created_at, modified_at, author, assignees, resolution, "
         + "closed_at, source_url, source_key"
-    /// The table's columns, then the item's tags and links, each as one text (``ItemTracking/decode(tags:)``,
-    /// ``ItemTracking/decode(links:)``): one statement reads an item whole, however many items it reads.
+    /// The table's columns, then the item's tags, links and commenters, each as one text
+    /// (``ItemTracking/decode(tags:)``, ``ItemTracking/decode(links:)``, ``ItemTracking/decode(names:)``): one
+    /// statement reads an item whole, however many items it reads.
     static let columns = columns(of: "items")
-    static let columnCount = 16
+    static let columnCount = 17
 
     /// ``columns`` for the items table under the name `table` in a statement.
     static func columns(of table: String) -> String {
@@ -33,7 +34,9 @@ extension Item: FetchableRecord {
             + "(SELECT group_concat(title, char(10)) FROM (SELECT title FROM tags WHERE item_id = \(table).id "
             + "ORDER BY CAST(title AS BLOB))), "
             + "(SELECT group_concat(kind || ' ' || target_store || ' ' || target_item, char(10)) FROM (SELECT kind, "
-            + "target_store, target_item FROM links WHERE item_id = \(table).id ORDER BY kind, target_store, target_item))"
+            + "target_store, target_item FROM links WHERE item_id = \(table).id ORDER BY kind, target_store, target_item)), "
+            + "(SELECT group_concat(author, char(10)) FROM (SELECT DISTINCT author FROM messages "
+            + "WHERE item_id = \(table).id AND author <> '' ORDER BY CAST(author AS BLOB)))"
     }
 
     static func qualified(_ columns: String, _ table: String) -> String {
@@ -44,13 +47,15 @@ extension Item: FetchableRecord {
         let closedAt: String? = row[11]
         let tags: String? = row[14]
         let links: String? = row[15]
+        let commenters: String? = row[16]
         self.init(
             id: row[0], projectID: row[1], title: row[2], detail: row[3], priority: row[4], isCompleted: row[5],
             createdAt: row[6], modifiedAt: row[7],
             tracking: ItemTracking(
                 author: row[8], assignees: ItemTracking.decode(names: row[9]), resolution: row[10],
                 closedAt: closedAt, tags: ItemTracking.decode(tags: tags ?? ""),
-                links: ItemTracking.decode(links: links ?? ""), sourceURL: row[12], sourceKey: row[13]))
+                links: ItemTracking.decode(links: links ?? ""), sourceURL: row[12], sourceKey: row[13]),
+            commenters: ItemTracking.decode(names: commenters ?? ""))
     }
 }
 

@@ -36,10 +36,14 @@ public struct Item: Hashable, Sendable {
     public var modifiedAt: String
     /// What a tracker knows of it besides: people, resolution, tags, links, where it came from.
     public var tracking: ItemTracking
+    /// Who wrote its messages (their non-empty authors), each once, sorted by their bytes. Read from the store with
+    /// the item, never written: an item is written without it, and a message changes it.
+    public var commenters: [String]
 
     public init(
         id: String, projectID: String, title: String, detail: String = "", priority: Int = 2,
-        isCompleted: Bool = false, createdAt: String, modifiedAt: String, tracking: ItemTracking = ItemTracking()
+        isCompleted: Bool = false, createdAt: String, modifiedAt: String, tracking: ItemTracking = ItemTracking(),
+        commenters: [String] = []
     ) {
         self.id = id
         self.projectID = projectID
@@ -50,6 +54,7 @@ public struct Item: Hashable, Sendable {
         self.createdAt = createdAt
         self.modifiedAt = modifiedAt
         self.tracking = tracking
+        self.commenters = commenters
     }
 
     /// The valid priorities.

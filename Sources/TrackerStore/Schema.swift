@@ -7,7 +7,7 @@ import GRDB
 /// keys off.
 enum Schema {
     /// The schema version this build writes; a store with a newer one is refused.
-    static let version = 5
+    static let version = 6
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -26,6 +26,9 @@ enum Schema {
         migrator.registerMigration("v5") { db in
             try db.execute(sql: v5)
         }
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: v6)
+        }
         return migrator
     }
 
@@ -33,7 +36,8 @@ enum Schema {
     /// subscriptions): a store without them reads the same, so a read-only store that lacks them can still be
     /// searched.
     /// v4 (messages) too: readers of a store without the table see no messages (``TrackerStore/hasMessages``).
-    static let readCompatibleMigrations: Set<String> = ["v2", "v3", "v4"]
+    /// v6 only logs.
+    static let readCompatibleMigrations: Set<String> = ["v2", "v3", "v4", "v6"]
 
     /// v4: chat messages on projects and items, logged and deleted with their parent like items. The change log
     /// and the subscriptions' members take a third entity, `message`: SQLite cannot change a CHECK, so those two
@@ -54,12 +58,7 @@ enum Schema {
                 + "AND substr(\(column), 9, 1) || substr(\(column), 14, 1) || substr(\(column), 19, 1) "
                 + "|| substr(\(column), 24, 1) = '----'"
         }
-        let logItem = { (row: String) in
-            """
-            INSERT INTO change_log (entity, entity_id, op, project_id)
-                SELECT 'item', id, 'update', project_id FROM items WHERE id = \(row).item_id
-            """
-        }
+        let logItem = logItemUpdate
         return """
             ALTER TABLE items ADD COLUMN author TEXT NOT NULL DEFAULT ''
                 CHECK (\(bounded("author", Message.maximumAuthorBytes)) AND \(oneLine("author")));
@@ -114,6 +113,31 @@ enum Schema {
             BEGIN DELETE FROM tags WHERE item_id = OLD.id; DELETE FROM links WHERE item_id = OLD.id; END;
             """
     }
+
+    /// An item change logged for the item `row.item_id` names (none when it names no item), as tags and links log it.
+    static func logItemUpdate(_ row: String) -> String {
+        """
+        INSERT INTO change_log (entity, entity_id, op, project_id)
+            SELECT 'item', id, 'update', project_id FROM items WHERE id = \(row).item_id
+        """
+    }
+
+    /// v6: an item's commenters (``Item/commenters``) are indexed with it, so a message that adds a name to them or
+    /// takes the last of one away logs an update of its item, whoever writes it. (Deleted with its item, it logs an
+    /// update the item's deletion then overtakes.) A message's text alone changes only the message.
+    static let v6 = """
+        CREATE TRIGGER messages_log_item_insert AFTER INSERT ON messages
+        WHEN NEW.item_id IS NOT NULL AND NEW.author <> '' AND NOT EXISTS
+            (SELECT 1 FROM messages WHERE item_id = NEW.item_id AND author = NEW.author AND id <> NEW.id)
+        BEGIN \(logItemUpdate("NEW")); END;
+        CREATE TRIGGER messages_log_item_update AFTER UPDATE OF author, item_id ON messages
+        WHEN OLD.author IS NOT NEW.author OR OLD.item_id IS NOT NEW.item_id
+        BEGIN \(logItemUpdate("NEW")); \(logItemUpdate("OLD")) AND OLD.item_id IS NOT NEW.item_id; END;
+        CREATE TRIGGER messages_log_item_delete AFTER DELETE ON messages
+        WHEN OLD.item_id IS NOT NULL AND OLD.author <> '' AND NOT EXISTS
+            (SELECT 1 FROM messages WHERE item_id = OLD.item_id AND author = OLD.author)
+        BEGIN \(logItemUpdate("OLD")); END;
+        """
 
     static func migrateToV4(_ db: GRDB.Database) throws {
         let lastSequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0

@@ -249,7 +249,8 @@ final class SearchReads: @unchecked Sendable {
                         closedAt: sqlite3_column_type(statement, 11) == SQLITE_NULL ? nil : text(statement, 11),
                         tags: ItemTracking.decode(tags: text(statement, 14)),
                         links: ItemTracking.decode(links: text(statement, 15)), sourceURL: text(statement, 12),
-                        sourceKey: text(statement, 13)))
+                        sourceKey: text(statement, 13)),
+                    commenters: ItemTracking.decode(names: text(statement, 16)))
                 found[item.id] = .item(item, project: project(statement, at: Int32(Item.columnCount)))
             }
             return found

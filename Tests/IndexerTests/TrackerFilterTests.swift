@@ -43,6 +43,7 @@ import TrackerStore
         ("assignee:\"PRIYA\"", ["APP-097", "APP-102"]),
         ("author:dana", ["APP-103", "APP-110", "message by Dana"]),
         ("involves:priya", ["APP-097", "APP-101", "APP-102", "APP-111"]),
+        ("involves:dana kind:item", ["APP-101", "APP-103", "APP-110"]),
         ("resolution:fixed", ["APP-097"]),
         ("resolution:duplicate OR resolution:wontfix", ["APP-098", "APP-103"]),
         ("is:closed kind:item", ["APP-097", "APP-098", "APP-103"]),
@@ -59,6 +60,24 @@ import TrackerStore
     ])
     func everyFilterFindsWhatItSays(query: String, expected: [String]) throws {
         #expect(try keys(query) == expected, "\(query)")
+    }
+
+    @Test func involvesFindsTheItemsAPersonCommentedOnWhoeverWritesTheComment() throws {
+        #expect(try keys("involves:zoe") == [])
+        // A sqlite3 shell comments, and deletes the comment: the index follows both, and verify finds it current.
+        func sqlite(_ sql: String) {
+            #expect(TestSupport.run(["sqlite3", "-bail", store.path], input: Data(sql.utf8)).status == 0, "\(sql)")
+        }
+        let item = try #require(try indexer.search("key:APP-102").hits.first).uri.entityID
+        sqlite("INSERT INTO messages (item_id, author, text) VALUES ('\(item)', 'Zoë', 'Same on iOS');")
+        try indexer.catchUp()
+        #expect(try keys("involves:zoe") == ["APP-102", "message by Zoë"])
+        #expect(try keys("involves:ZOE kind:item -assignee:zoe -author:zoe") == ["APP-102"])
+        #expect(try indexer.verify().isClean)
+        sqlite("DELETE FROM messages WHERE author = 'Zoë';")
+        try indexer.catchUp()
+        #expect(try keys("involves:zoe") == [])
+        #expect(try indexer.verify().isClean)
     }
 
     @Test func duplicatesOfAnItemAreFoundByItsURIOrUUID() throws {

@@ -161,7 +161,8 @@ import Testing
         #expect(object["projects"] as? Int == 5)
         #expect(object["items"] as? Int == 40)
         #expect(object["changes_behind"] as? Int == 12)
-        #expect(object["cursor"] as? Int == 49)
+        // 5 projects, 40 items, 4 messages, and 2 item updates for the items' first commenters.
+        #expect(object["cursor"] as? Int == 51)
         let text = cli("status").stdout
         #expect(text.contains("behind:     12 changes, the oldest logged "))
         #expect(text.contains(" s ago (run `spotlite index`)"))

@@ -45,13 +45,15 @@ import Testing
         let log = try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT seq, entity, entity_id, op, project_id FROM change_log ORDER BY seq")
         }
-        // Position 3, not 1: an index whose cursor is 2 must not skip it.
-        #expect(log.count == 1 && log[0]["seq"] as Int64 == 3 && log[0]["entity"] as String == "message")
-        #expect(log[0]["entity_id"] as String == message.id)
-        #expect(log[0]["project_id"] as String == "11111111-1111-4111-8111-111111111111")
+        // Positions 3 and 4, not 1 and 2: an index whose cursor is 2 must not skip them. (The message, and its item's
+        // update: Ada is a new commenter on it.)
+        #expect(log.map { $0["seq"] as Int64 } == [3, 4])
+        let logged = try #require(log.first { $0["entity"] as String == "message" })
+        #expect(logged["entity_id"] as String == message.id)
+        #expect(logged["project_id"] as String == "11111111-1111-4111-8111-111111111111")
         // The old triggers log into the new table.
         try store.updateItem(id: "22222222-2222-4222-8222-222222222222", ItemChanges(title: "Fix the kitchen tap"))
-        #expect(try store.read { try $0.lastChangeSequence() } == 4)
+        #expect(try store.read { try $0.lastChangeSequence() } == 5)
         // What subscriptions held is kept, and a message can be a member now.
         let members = try queue.write { db in
             try db.execute(sql: "INSERT INTO subscription_members VALUES ('s1', 'message', ?)", arguments: [message.id])

@@ -104,6 +104,58 @@ import Testing
         #expect(left == 0)
     }
 
+    @Test func aMessageLogsItsItemWhenItChangesWhoCommentedWhoeverWritesIt() throws {
+        let store = try makeStore()
+        let project = try store.addProject(title: "Hadoop")
+        let item = try store.addItem(projectID: project.id, title: "NameNode crash")
+        let other = try store.addItem(projectID: project.id, title: "DataNode crash")
+        var count = try log(store.path).count
+        func logged() throws -> [String] {
+            let all = try log(store.path)
+            defer { count = all.count }
+            return Array(all.dropFirst(count))
+        }
+        func commenters(_ id: String) throws -> [String]? { try store.read { try $0.item(id: id) }?.commenters }
+
+        // A first comment by a name logs its item; a second by the same name, a nameless one, or a project's does not.
+        let first = try store.addMessage(on: .item(id: item.id), author: "carol", text: "Seen on 3.3 too")
+        #expect(try logged().sorted() == ["item update", "message insert"])
+        _ = try store.addMessage(on: .item(id: item.id), author: "carol", text: "And on 3.4")
+        _ = try store.addMessage(on: .item(id: item.id), text: "Anonymous")
+        _ = try store.addMessage(on: .project(id: project.id), author: "dave", text: "Release next week")
+        #expect(try logged() == ["message insert", "message insert", "message insert"])
+        #expect(try commenters(item.id) == ["carol"])
+
+        // Another program's writes: a new name, a message moved to another item, the last of a name deleted.
+        let queue = try DatabaseQueue(path: store.path)
+        try queue.write { db in
+            try db.execute(
+                sql: "INSERT INTO messages (item_id, author, text) VALUES (?, 'Bob', 'Patch attached')",
+                arguments: [item.id])
+        }
+        #expect(try logged().sorted() == ["item update", "message insert"])
+        #expect(try commenters(item.id) == ["Bob", "carol"])
+        try queue.write { db in
+            try db.execute(sql: "UPDATE messages SET item_id = ? WHERE author = 'Bob'", arguments: [other.id])
+        }
+        #expect(try logged().sorted() == ["item update", "item update", "message update"])
+        #expect(try commenters(item.id) == ["carol"] && commenters(other.id) == ["Bob"])
+        try store.deleteMessage(id: first.id)
+        #expect(try logged() == ["message delete"])
+        try queue.write { db in try db.execute(sql: "DELETE FROM messages WHERE author = 'carol'") }
+        #expect(try logged().sorted() == ["item update", "message delete"])
+        #expect(try commenters(item.id) == [])
+        // Read by the search path's own statements too.
+        guard
+            case .item(let read, _)? = try store.entities(items: [other.id], projects: [], messages: [])[.item]?[
+                other.id]
+        else {
+            Issue.record("no item")
+            return
+        }
+        #expect(read.commenters == ["Bob"])
+    }
+
     @Test func duplicateGroupsFollowLinksEitherWayAndLeaveOutTheIgnored() throws {
         let store = try makeStore()
         let project = try store.addProject(title: "Hadoop")
