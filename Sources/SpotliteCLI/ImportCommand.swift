@@ -32,6 +32,22 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "With --from github: import pull requests too (they are skipped otherwise).")
     var pullRequests = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The tracker's address, for exports that give no issue's page: each bug of --from bugzilla or bugzilla-csv "
+                + "gets URL/show_bug.cgi?id=ID, each issue of --from jira-csv URL/browse/KEY.", valueName: "url"))
+    var trackerURL: String?
+
+    func validate() throws {
+        if let trackerURL {
+            do {
+                _ = try TrackerStore.trackerAddress(trackerURL)
+            } catch {
+                throw ValidationError("--tracker-url: \(error.message)")
+            }
+        }
+    }
+
     func run() throws {
         try running {
             if file == "-" && Output.closedAtStart.contains(STDIN_FILENO) {
@@ -50,7 +66,7 @@ struct ImportCommand: ParsableCommand {
                 } else {
                     (summary, notes) = try store.importExport(
                         try source.readAll(), format: format, fileName: file, includePullRequests: pullRequests,
-                        progress: meter.show)
+                        trackerURL: trackerURL, progress: meter.show)
                 }
             }
             // One shape whatever the file holds, so a script reads every summary alike.

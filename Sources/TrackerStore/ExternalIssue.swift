@@ -91,6 +91,57 @@ struct ExternalIssue {
 
     var itemID: String { Self.itemID(source, id) }
     static func projectID(_ key: String) -> String { StableID.uuid("project \(key)") }
+
+    /// Its page on the tracker at `base` (``TrackerStore/trackerAddress(_:)``), for an export that names none: a
+    /// Bugzilla bug's `show_bug.cgi?id=ID`, a Jira issue's `browse/KEY`; nil for another tracker, or a Jira issue
+    /// without a key.
+    func page(on base: String) -> String? {
+        switch source {
+        case "bugzilla":
+            return id.addingPercentEncoding(withAllowedCharacters: .alphanumerics).map {
+                "\(base)/show_bug.cgi?id=\($0)"
+            }
+        case "jira" where !tracking.sourceKey.isEmpty:
+            return tracking.sourceKey.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed).map {
+                "\(base)/browse/\($0)"
+            }
+        default: return nil
+        }
+    }
+}
+
+extension TrackerStore {
+    /// A tracker's address as an import takes it (`https://bugzilla.mozilla.org`, `https://issues.apache.org/jira`):
+    /// http or https, a host, no query, fragment, white space or control character, at most 1,024 bytes; returned
+    /// without a trailing `/`. Throws ``StoreError/Code-swift.struct/invalidInput`` saying what is wrong.
+    public static func trackerAddress(_ text: String) throws(StoreError) -> String {
+        let scheme = text.hasPrefix("https://") ? "https://" : text.hasPrefix("http://") ? "http://" : nil
+        var rest = text.dropFirst(scheme?.count ?? 0)
+        while rest.hasSuffix("/") { rest.removeLast() }
+        let base = (scheme ?? "") + rest
+        let reason: String? =
+            if scheme == nil {
+                "is not an http(s) address"
+            } else if base.utf8.count > 1_024 {
+                "is longer than 1,024 bytes"
+            } else if base.unicodeScalars.contains(where: {
+                $0.properties.isWhitespace || $0.properties.generalCategory == .control
+                    || "?#".unicodeScalars.contains($0)
+            }) {
+                "holds a space, a control character, a ? or a #"
+            } else if rest.prefix(while: { $0 != "/" }).isEmpty {
+                "names no host"
+            } else {
+                nil
+            }
+        if let reason {
+            throw StoreError(
+                .invalidInput,
+                "the tracker's address \(JSONLines.quote(VisibleText.escaped(text))) \(reason); give one like "
+                    + "https://bugzilla.mozilla.org")
+        }
+        return base
+    }
 }
 
 /// What turning issues into rows could not keep, for the import's summary.

@@ -328,15 +328,19 @@ extension TrackerStore {
     /// importing an updated export changes only what changed. Links to issues neither in the export nor in the
     /// store, and links of an issue to itself, are left out, and counted in the notes.
     ///
+    /// `trackerURL` is the tracker's address (``trackerAddress(_:)``), for exports that give no issue's page
+    /// (Bugzilla's, Jira's CSV): an issue without one gets its page there.
+    ///
     /// Throws ``StoreError/Code-swift.struct/invalidInput`` naming the record that cannot be read (`record 3 (12):
     /// …`, `line 4: …`).
     public func importExport(
         _ data: Data, format: ImportFormat, fileName: String = "", includePullRequests: Bool = false,
-        progress: ((ImportProgress) -> Void)? = nil
+        trackerURL: String? = nil, progress: ((ImportProgress) -> Void)? = nil
     ) throws(StoreError) -> (summary: ImportSummary, notes: ExternalImportNotes) {
         try checkWritable()
+        let base = try trackerURL.map(Self.trackerAddress)
         var notes = ExternalImportNotes()
-        let issues: [ExternalIssue]
+        var issues: [ExternalIssue]
         do {
             switch format {
             case .github:
@@ -352,6 +356,11 @@ extension TrackerStore {
             throw StoreError(.invalidInput, error.message)
         } catch {
             throw StoreError(.invalidInput, "cannot read the \(format.rawValue) export: \(error)")
+        }
+        if let base {
+            for index in issues.indices where issues[index].tracking.sourceURL.isEmpty {
+                issues[index].tracking.sourceURL = issues[index].page(on: base) ?? ""
+            }
         }
         var records = try ExternalIssue.records(issues, now: Self.unstatedTime, notes: &notes)
         let inFile = Set(issues.map(\.itemID))

@@ -124,6 +124,23 @@ import Testing
         #expect(unknown.status == 2 && unknown.stderr.contains("cannot tell the format of standard input; give --from"))
         let bogus = cli("import", "--from", "trello", github)
         #expect(bogus.status == 2)
+        let address = cli(
+            "import", "--tracker-url", "bugzilla.example.org", Repository.root + "/samples/bugzilla-bugs.json")
+        #expect(address.status == 2 && address.stderr.split(separator: "\n").count == 1, "\(address.stderr)")
+        #expect(
+            address.stderr.contains("--tracker-url: the tracker's address \"bugzilla.example.org\" is not an http(s)"))
         #expect(cli("status", "--format", "json").stdout.contains("\"items\":0"))
+    }
+
+    @Test func aBugGetsItsPageOnTheTrackerGivenAndOpensThere() throws {
+        let cli = CLI()
+        #expect(cli("init").status == 0)
+        let imported = cli(
+            "import", "--tracker-url", "https://bugzilla.example.org/", Repository.root + "/samples/bugzilla-bugs.json")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let uri = try #require(cli("search", "key:bug-1812", "--format", "ids").stdoutLines.first)
+        let shown = cli("resolve", uri)
+        #expect(
+            shown.stdout.contains("url:       https://bugzilla.example.org/show_bug.cgi?id=1812"), "\(shown.stdout)")
     }
 }

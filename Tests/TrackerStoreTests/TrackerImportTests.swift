@@ -122,6 +122,43 @@ import Testing
         #expect(pipeline.tracking.closedAt == "2024-04-28T15:00:00Z" && pipeline.tracking.resolution == "FIXED")
     }
 
+    @Test func anExportWithoutPagesGetsThemOnTheTrackerGiven() throws {
+        let store = try makeStore()
+        _ = try store.importExport(
+            try Self.fixture("bugzilla-bugs.json"), format: .bugzilla, trackerURL: "https://bugzilla.example.org//")
+        #expect(
+            try item(store, key: "bug-1812")?.tracking.sourceURL == "https://bugzilla.example.org/show_bug.cgi?id=1812")
+        _ = try store.importExport(
+            try Self.fixture("jira-issues.csv"), format: .jiraCSV, fileName: "jira-issues.csv",
+            trackerURL: "https://jira.example.org/jira")
+        #expect(try item(store, key: "OPS-301")?.tracking.sourceURL == "https://jira.example.org/jira/browse/OPS-301")
+        // GitHub's issues name their own pages; without an address, a bug has none.
+        _ = try store.importExport(try Self.fixture("github-issues.json"), format: .github, trackerURL: "https://x.org")
+        var pages: [String] = []
+        try store.read { reader in try reader.forEachItem { pages.append($0.tracking.sourceURL) } }
+        #expect(!pages.isEmpty && !pages.contains { $0.hasPrefix("https://x.org") })
+        let other = try makeStore("other.sqlite")
+        _ = try other.importExport(try Self.fixture("bugzilla-bugs.csv"), format: .bugzillaCSV)
+        #expect(try item(other, key: "bug-2401")?.tracking.sourceURL == "")
+    }
+
+    @Test(arguments: [
+        ("ftp://bugzilla.example.org", "is not an http(s) address"), ("https://", "names no host"),
+        ("https://bugs.example.org/?product=x", "holds a space, a control character, a ? or a #"),
+        ("https://bugs example.org", "holds a space"), ("https://bugs.example.org/\u{1B}[2J", "control character"),
+    ])
+    func aBadTrackerAddressIsRefusedAndNothingChanges(address: String, reason: String) throws {
+        let store = try makeStore()
+        #expect {
+            try store.importExport(try Self.fixture("bugzilla-bugs.json"), format: .bugzilla, trackerURL: address)
+        } throws: { error in
+            let message = (error as? StoreError)?.message ?? ""
+            return message.hasPrefix("the tracker's address ") && message.contains(reason)
+                && !message.contains("\u{1B}")
+        }
+        #expect(try store.read { try $0.itemCount() } == 0)
+    }
+
     @Test func anUpdatedExportChangesOnlyWhatChanged() throws {
         let store = try makeStore()
         let data = try Self.fixture("github-issues.json")
