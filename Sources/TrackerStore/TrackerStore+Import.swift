@@ -141,8 +141,11 @@ extension TrackerStore {
             var records = records
             try Self.fillUnstatedTimes(db, &records)
             var summary = ImportSummary()
-            let knownProjects = try Set(String.fetchAll(db, sql: "SELECT id FROM projects")).union(fileProjects)
-            let knownItems = try Set(String.fetchAll(db, sql: "SELECT id FROM items")).union(fileItems)
+            // What the store holds before the import writes anything: read once, for the checks and the counts.
+            let existingItems = try Set(String.fetchAll(db, sql: "SELECT id FROM items"))
+            let existingProjects = try Set(String.fetchAll(db, sql: "SELECT id FROM projects"))
+            let knownProjects = existingProjects.union(fileProjects)
+            let knownItems = existingItems.union(fileItems)
             let hasMessages = try db.tableExists("messages")
             for (line, record) in records {
                 switch record {
@@ -188,8 +191,6 @@ extension TrackerStore {
                         "project_id", "title", "detail", "priority", "completed", "created_at", "author", "assignees",
                         "resolution", "closed_at", "source_url", "source_key",
                     ]))
-            let existingItems = try Set(String.fetchAll(db, sql: "SELECT id FROM items"))
-            let existingProjects = try Set(String.fetchAll(db, sql: "SELECT id FROM projects"))
             var written = 0
             /// Writes one record with `statement`, counts it as added (it did not exist), updated or unchanged, and
             /// reports progress.

@@ -98,6 +98,7 @@ import TrackerStore
     @Test(arguments: [
         ("keywords == \"auth\"", ["APP-097", "APP-098"]),
         ("participants == \"lee\" && completed == false", ["APP-102", "APP-111"]),
+        ("participants == \"dana\" && kind == \"item\"", ["APP-101", "APP-103", "APP-110"]),
         ("identifier == \"APP-098\"", ["APP-098"]),
         ("completionDate >= $time.iso(\"2024-06-20\")", ["APP-097", "APP-098"]),
     ])
