@@ -156,6 +156,9 @@ struct ResolveCommand: ParsableCommand {
                 "  modified:  \(line(item.modifiedAt))",
             ]
             lines += trackingLines(item.tracking, storeID: uri.storeID)
+            if !item.commenters.isEmpty {
+                lines.append("  commenters: \(item.commenters.map(line).joined(separator: ", "))")
+            }
             if !item.detail.isEmpty { lines += ["", item.detail] }
         case .message(let message, let project, let item):
             let projectURI = TrackerURI(storeID: uri.storeID, kind: .project, entityID: project.id)
