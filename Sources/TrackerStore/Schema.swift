@@ -58,7 +58,6 @@ enum Schema {
                 + "AND substr(\(column), 9, 1) || substr(\(column), 14, 1) || substr(\(column), 19, 1) "
                 + "|| substr(\(column), 24, 1) = '----'"
         }
-        let logItem = logItemUpdate
         return """
             ALTER TABLE items ADD COLUMN author TEXT NOT NULL DEFAULT ''
                 CHECK (\(bounded("author", Message.maximumAuthorBytes)) AND \(oneLine("author")));
@@ -101,10 +100,10 @@ enum Schema {
                 WHEN NEW.id IS NOT OLD.id OR NOT EXISTS (SELECT 1 FROM items WHERE id = NEW.item_id)
                 BEGIN SELECT RAISE(ABORT, '\(table): the id cannot change, and item_id must name an item'); END;
                 -- A tag or link changes its item: the index follows. (Deleted with the item, it logs nothing more.)
-                CREATE TRIGGER \(table)_log_insert AFTER INSERT ON \(table) BEGIN \(logItem("NEW")); END;
+                CREATE TRIGGER \(table)_log_insert AFTER INSERT ON \(table) BEGIN \(logItemUpdate("NEW")); END;
                 CREATE TRIGGER \(table)_log_update AFTER UPDATE ON \(table)
-                BEGIN \(logItem("NEW")); \(logItem("OLD")) AND OLD.item_id IS NOT NEW.item_id; END;
-                CREATE TRIGGER \(table)_log_delete AFTER DELETE ON \(table) BEGIN \(logItem("OLD")); END;
+                BEGIN \(logItemUpdate("NEW")); \(logItemUpdate("OLD")) AND OLD.item_id IS NOT NEW.item_id; END;
+                CREATE TRIGGER \(table)_log_delete AFTER DELETE ON \(table) BEGIN \(logItemUpdate("OLD")); END;
                 """
             }.joined(separator: "\n"))
 

@@ -87,27 +87,29 @@ extension TrackerStore {
         throws
     {
         let now = Timestamp.string(from: Date())
-        func created(_ table: String, _ id: String) throws -> String {
-            try String.fetchOne(
-                db.cachedStatement(sql: "SELECT created_at FROM \(table) WHERE id = ?"), arguments: [id])
-                ?? now
-        }
         let hasMessages = try db.tableExists("messages")
+        func fill(_ created: inout String, _ modified: inout String, _ table: String, _ id: String) throws {
+            if created == unstatedTime {
+                let stored =
+                    table == "messages" && !hasMessages
+                    ? nil
+                    : try String.fetchOne(
+                        db.cachedStatement(sql: "SELECT created_at FROM \(table) WHERE id = ?"), arguments: [id])
+                created = stored ?? now
+            }
+            if modified == unstatedTime { modified = created }
+        }
         for index in records.indices {
             switch records[index].record {
-            case .project(var p) where p.createdAt == unstatedTime || p.modifiedAt == unstatedTime:
-                if p.createdAt == unstatedTime { p.createdAt = try created("projects", p.id) }
-                if p.modifiedAt == unstatedTime { p.modifiedAt = p.createdAt }
+            case .project(var p):
+                try fill(&p.createdAt, &p.modifiedAt, "projects", p.id)
                 records[index].record = .project(p)
-            case .item(var i) where i.createdAt == unstatedTime || i.modifiedAt == unstatedTime:
-                if i.createdAt == unstatedTime { i.createdAt = try created("items", i.id) }
-                if i.modifiedAt == unstatedTime { i.modifiedAt = i.createdAt }
+            case .item(var i):
+                try fill(&i.createdAt, &i.modifiedAt, "items", i.id)
                 records[index].record = .item(i)
-            case .message(var m) where m.createdAt == unstatedTime || m.modifiedAt == unstatedTime:
-                if m.createdAt == unstatedTime { m.createdAt = hasMessages ? try created("messages", m.id) : now }
-                if m.modifiedAt == unstatedTime { m.modifiedAt = m.createdAt }
+            case .message(var m):
+                try fill(&m.createdAt, &m.modifiedAt, "messages", m.id)
                 records[index].record = .message(m)
-            default: break
             }
         }
     }
