@@ -80,9 +80,11 @@ func rebuildBenchmark(_ corpus: Corpus) {
         // Each build starts with the page cache written back: the previous build's unsynced files (hundreds
         // of megabytes at 100k) would otherwise be flushed during the next one and slow whichever comes next.
         sync()
+        let peakReset = Summary.resetPeakResident()
         benchmark.startMeasurement()
         let spotlite = try milliseconds { report = try indexer.rebuild() }
         benchmark.stopMeasurement()
+        let peak = peakReset ? Summary.peakResidentBytes() : nil
         let oneWriter = StoreIndexer(store: store, indexPath: scratch + "/single")
         sync()
         let singleTime = try milliseconds { try oneWriter.rebuild(options: .singleWriter) }
@@ -101,16 +103,29 @@ func rebuildBenchmark(_ corpus: Corpus) {
         benchmark.measurement(singleVersusXapian, percent(singleTime, of: raw))
         benchmark.measurement(versusFTS5, percent(spotlite, of: full))
         benchmark.measurement(size, indexBytes / 1_000_000)
-        benchmark.measurement(sizeVersusText, percent(Double(indexBytes), of: Double(try textBytes(store))))
+        let text = try textOf(store)
+        benchmark.measurement(sizeVersusText, percent(Double(indexBytes), of: Double(text.bytes)))
+        guard benchmark.currentIteration >= benchmark.configuration.warmupIterations else { return }
+        let row = "\(corpus)"
+        let order = corpus.summaryOrder
+        Summary.record(table: "size", row: row, order: order, column: "items", Double(text.items))
+        Summary.record(table: "size", row: row, order: order, column: "text bytes", Double(text.bytes))
+        Summary.record(table: "size", row: row, order: order, column: "index bytes", Double(indexBytes))
+        Summary.record(table: "size", row: row, order: order, column: "rebuild ms", spotlite)
+        if let peak { Summary.record(table: "size", row: row, order: order, column: "peak RSS bytes", Double(peak)) }
     }
 }
 
-/// The bytes of every title and detail in the store: the raw text an index is compared with.
-func textBytes(_ store: TrackerStore) throws -> Int {
+/// The bytes of every title and detail in the store, the raw text an index is compared with, and its items.
+func textOf(_ store: TrackerStore) throws -> (bytes: Int, items: Int) {
     try store.read { reader in
         var total = try reader.allProjects().reduce(0) { $0 + $1.title.utf8.count + $1.detail.utf8.count }
-        try reader.forEachItem { total += $0.title.utf8.count + $0.detail.utf8.count }
-        return total
+        var items = 0
+        try reader.forEachItem {
+            total += $0.title.utf8.count + $0.detail.utf8.count
+            items += 1
+        }
+        return (total, items)
     }
 }
 
@@ -470,6 +485,13 @@ func pageBenchmarks(_ corpus: Corpus) {
             }
             benchmark.measurement(oneHit, Int(one))
             benchmark.measurement(perHit, max(0, Int((page - one) / 19)))
+            let counted = benchmark.currentIteration >= benchmark.configuration.warmupIterations
+            let row = "\(kind.name) (\(corpus))"
+            let order = (QueryKind.all.firstIndex { $0.name == kind.name } ?? 0) * 10 + corpus.summaryOrder
+            if counted {
+                Summary.record(table: "page", row: row, order: order, column: "page µs", page)
+                Summary.record(table: "page", row: row, order: order, column: "per hit µs", max(0, (page - one) / 19))
+            }
             if let fts5 = kind.fts5 {
                 let query = fts5(words)
                 let elapsed = try microseconds {
@@ -477,6 +499,7 @@ func pageBenchmarks(_ corpus: Corpus) {
                 }
                 benchmark.measurement(fts5Time, Int(elapsed))
                 benchmark.measurement(versusFTS5, percent(page, of: elapsed))
+                if counted { Summary.record(table: "page", row: row, order: order, column: "FTS5 page µs", elapsed) }
             }
         }
     }
@@ -575,6 +598,16 @@ final class SearchRig: @unchecked Sendable {
 // MARK: - Helpers
 
 extension Corpus {
+    /// Where the corpus's rows go in the summary tables: Debian, then the synthetic, dictionary and shared corpora.
+    var summaryOrder: Int {
+        switch self {
+        case .debian: return 0
+        case .synthetic(let items): return items < 100_000 ? 1 : 2
+        case .dictionary: return 3
+        case .zipf: return 4
+        }
+    }
+
     var isLarge: Bool {
         switch self {
         case .synthetic(let items), .dictionary(let items), .zipf(let items): return items >= 100_000
