@@ -226,8 +226,10 @@ extension StoreIndexer {
     }
 
     /// Longer details are cut to a window before Xapian looks for the best snippet in it: its exhaustive search
-    /// over a 17,000-word changelog entry costs milliseconds per hit.
-    static let snippetWindowLength = 3_000
+    /// stems and weighs every word it is given, so its work grows with the window, and a snippet is 160 bytes. A
+    /// window of about six snippets around the first place a query word appears leaves it room to find a passage
+    /// with more of the query, without walking a whole changelog entry.
+    static let snippetWindowLength = 1_000
 
     /// Lowercased word stems of a query (no operators), to find where in a long text the snippet should come from.
     static func snippetWords(_ query: String) -> [String] {
@@ -243,31 +245,36 @@ extension StoreIndexer {
         var text = text
         return text.withUTF8 { bytes -> String in
             guard bytes.count > snippetWindowLength else { return String(decoding: bytes, as: UTF8.self) }
-            let patterns = words.map { Array($0.utf8) }.filter { !$0.isEmpty }
-            var first = 0
-            search: for position in 0..<bytes.count {
-                let byte = bytes[position] | ((0x41...0x5A).contains(bytes[position]) ? 0x20 : 0)
-                for pattern in patterns where pattern[0] == byte && position + pattern.count <= bytes.count {
-                    var matches = true
-                    for offset in 1..<pattern.count {
-                        let other = bytes[position + offset]
-                        if other | ((0x41...0x5A).contains(other) ? 0x20 : 0) != pattern[offset] {
-                            matches = false
-                            break
-                        }
-                    }
-                    if matches {
-                        first = position
-                        break search
-                    }
-                }
-            }
+            let first = firstPlace(of: words, in: bytes) ?? 0
             var start = max(0, first - 300)
             var end = min(bytes.count, start + snippetWindowLength)
             // Move both ends off UTF-8 continuation bytes (10xxxxxx) so the window is valid text.
             while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
             while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+    }
+
+    /// The first offset in `bytes` where one of `words` (lowercased) begins, ASCII letters compared without case.
+    static func firstPlace(of words: [String], in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        let patterns = words.map { Array($0.utf8) }.filter { !$0.isEmpty }
+        guard !patterns.isEmpty else { return nil }
+        // The bytes a word can begin with, in either case: the scan passes over every other byte in a tight loop.
+        var begins = [Bool](repeating: false, count: 256)
+        for pattern in patterns {
+            begins[Int(pattern[0])] = true
+            if (0x61...0x7A).contains(pattern[0]) { begins[Int(pattern[0] - 0x20)] = true }
+        }
+        func folded(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+        return begins.withUnsafeBufferPointer { begins -> Int? in
+            for position in bytes.indices where begins[Int(bytes[position])] {
+                for pattern in patterns where pattern.count <= bytes.count - position {
+                    var offset = 0
+                    while offset < pattern.count && folded(bytes[position + offset]) == pattern[offset] { offset += 1 }
+                    if offset == pattern.count { return position }
+                }
+            }
+            return nil
         }
     }
 

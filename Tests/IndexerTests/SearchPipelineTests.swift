@@ -76,6 +76,28 @@ import TrackerStore
         }
     }
 
+    /// A long detail's snippet comes from where the query matched, however far into the text, and a word written in
+    /// capitals is found as typed in lower case; a detail without the word (matched by its title) still gives one.
+    @Test func aLongDetailsSnippetShowsWhereTheQueryMatchedHoweverFarIn() throws {
+        let home = try #require(try store.read { try $0.allProjects() }.first)
+        let filler = String(repeating: "Routine maintenance of the packaging scripts. ", count: 2_000)  // 94 KB
+        try store.addItem(
+            projectID: home.id, title: "Rebuild everything",
+            detail: filler + "The QUOKKAS module fails to load on armel. " + filler)
+        try store.addItem(projectID: home.id, title: "Wombats in the title only", detail: filler)
+        let far = try #require(try indexer.search("quokkas").hits.first?.snippet)
+        #expect(far.matches == ["QUOKKAS"] && far.plain.contains("module fails to load"), "\(far.plain)")
+        let titleOnly = try #require(try indexer.search("wombats").hits.first?.snippet)
+        #expect(titleOnly.matches.isEmpty && titleOnly.plain.contains("packaging scripts"), "\(titleOnly.plain)")
+
+        let text = "Abc x ünïcode, then Leaking and leaks"
+        let place = { (words: [String]) in
+            text.utf8.withContiguousStorageIfAvailable { StoreIndexer.firstPlace(of: words, in: $0) } ?? nil
+        }
+        #expect(place(["leaki"]) == text.utf8.count - 17)
+        #expect(place(["ünïc"]) == 6 && place(["zzz"]) == nil && place([]) == nil)
+    }
+
     @Test func theSpellingSuggestionAndProjectSuggestionsComeFromThePipeline() throws {
         let misspelt = try indexer.search("tomatoex")
         #expect(misspelt.suggestion == "tomatoes")
