@@ -122,17 +122,20 @@ install-man:
 # bench-short (CI) runs the 10k corpus and the bulk catch-up, a few iterations each: it shows the suite runs. Only
 # bench times the release binary `build` makes as a process (its static build is most of CI's time otherwise).
 # After the framework's table for each benchmark, both print the summary: the page table (kind × corpus) and the
-# size table (scripts/bench-tables.py, from the figures the benchmarks write to BENCH_SUMMARY).
+# size table (scripts/bench-tables.py, from the figures the benchmarks write to BENCH_SUMMARY). run-bench takes the
+# environment the suite runs with.
 BENCH_SUMMARY = $(CURDIR)/.build/bench-summary.jsonl
-bench: build bench-deps
+define run-bench
 	@mkdir -p .build && rm -f $(BENCH_SUMMARY)
-	SPOTLITE_BENCH_SUMMARY=$(BENCH_SUMMARY) $(SWIFT) package --package-path Benchmarks benchmark
+	$(1) SPOTLITE_BENCH_SUMMARY=$(BENCH_SUMMARY) $(SWIFT) package --package-path Benchmarks benchmark
 	@scripts/bench-tables.py $(BENCH_SUMMARY)
+endef
+
+bench: build bench-deps
+	$(call run-bench,)
 
 bench-short: bench-deps
-	@mkdir -p .build && rm -f $(BENCH_SUMMARY)
-	SPOTLITE_BENCH=short SPOTLITE_BENCH_SUMMARY=$(BENCH_SUMMARY) $(SWIFT) package --package-path Benchmarks benchmark
-	@scripts/bench-tables.py $(BENCH_SUMMARY)
+	$(call run-bench,SPOTLITE_BENCH=short)
 
 # Ranking on the GitBugs dev set (samples/gitbugs-hadoop*): Spotlite next to SQLite FTS5 in one run, R@10 and MRR@10
 # for the title-OR task, `similar` and short queries; RELEVANCE_FLAGS=--sweep adds the parameter grids.

@@ -263,9 +263,9 @@ extension StoreIndexer {
         var begins = [Bool](repeating: false, count: 256)
         for pattern in patterns {
             begins[Int(pattern[0])] = true
-            if (0x61...0x7A).contains(pattern[0]) { begins[Int(pattern[0] - 0x20)] = true }
+            if pattern[0].isASCIILowercase { begins[Int(pattern[0] - 0x20)] = true }
         }
-        func folded(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+        func folded(_ byte: UInt8) -> UInt8 { byte.isASCIIUppercase ? byte | 0x20 : byte }
         return begins.withUnsafeBufferPointer { begins -> Int? in
             for position in bytes.indices where begins[Int(bytes[position])] {
                 for pattern in patterns where pattern.count <= bytes.count - position {

@@ -38,7 +38,7 @@ extension UInt8 {
     /// `0`–`9`.
     var isASCIIDigit: Bool { self >= 0x30 && self <= 0x39 }
     /// `a`–`z`.
-    var isASCIILowercase: Bool { self >= 0x61 && self <= 0x7A }
+    public var isASCIILowercase: Bool { self >= 0x61 && self <= 0x7A }
     /// `A`–`Z`.
-    var isASCIIUppercase: Bool { self >= 0x41 && self <= 0x5A }
+    public var isASCIIUppercase: Bool { self >= 0x41 && self <= 0x5A }
 }
