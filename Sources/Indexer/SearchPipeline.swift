@@ -206,12 +206,19 @@ struct SearchPipeline {
             return resolved
         }
         // A failed store's hits are not "dropped" rows: its failure says why they are missing.
-        let resolvedURIs = Set(resolved.map { "\($0.uri.kind)/\($0.uri.entityID)" })
+        guard !failures.isEmpty else { return (resolved, hits.count - resolved.count, failures) }
+        let resolvedEntities = Set(resolved.map { Entity(kind: $0.uri.kind, id: $0.uri.entityID) })
         let ofFailed = zip(hits, uris).filter { _, uri in
-            guard let uri, !resolvedURIs.contains("\(uri.kind)/\(uri.entityID)") else { return false }
+            guard let uri, !resolvedEntities.contains(Entity(kind: uri.kind, id: uri.entityID)) else { return false }
             return sources.contains { $0.storeID == uri.storeID && failed.contains($0.name ?? "") }
         }.count
         return (resolved, hits.count - resolved.count - ofFailed, failures)
+    }
+
+    /// An entity of any store: the same item in two stores is one.
+    private struct Entity: Hashable {
+        let kind: TrackerURI.Kind
+        let id: String
     }
 
     /// Gives each hit a snippet of its detail where the query matched (`words` say where to look in a long one).

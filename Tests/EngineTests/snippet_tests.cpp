@@ -3,6 +3,7 @@
 
 #include "compounds.h"
 #include "fixture.h"
+#include "stemmer.h"
 
 #include <doctest/doctest.h>
 
@@ -54,4 +55,29 @@ TEST_CASE("a phrase without compound parts, or a word not spelled out by what fo
           Xapian::Query(Xapian::Query::OP_AND, Xapian::Query("time_t"), Xapian::Query("time"))}) {
         CHECK(cxapian::phrases_as_written(query).get_description() == query.get_description());
     }
+}
+
+TEST_CASE("a snippet highlights the same words with the snippet stemmer as with Snowball's") {
+    TempIndex index;
+    index.add({"Glibc", text});
+    index.commit();
+    auto *implementation = new cxapian::SnippetStemmer();
+    const Xapian::Stem stemmer(implementation);
+    const std::vector<Xapian::Query> queries = {
+        Xapian::Query("Zdisabl"),  // "Disables" by its stem only
+        Xapian::Query(Xapian::Query::OP_OR, Xapian::Query("Zfix"), Xapian::Query("Zsystem")),
+        Xapian::Query(Xapian::Query::OP_AND, Xapian::Query("uses"), Xapian::Query("Zcheck")),
+        phrase({"rseq", "support"}), Xapian::Query("Znowher")};
+    for (const auto &query : queries) {
+        Xapian::Enquire enquire(index.writable());
+        enquire.set_query(query);
+        const Xapian::MSet mset = enquire.get_mset(0, 0);
+        implementation->set_initials(cxapian::stem_initials(query));
+        const std::string expected = snippet(index.writable(), query);
+        CHECK(mset.snippet(text, 200, stemmer, Xapian::MSet::SNIPPET_EXHAUSTIVE, "[", "]", "…") == expected);
+    }
+    // The stems were found: "Disables" and "Fixes", "systems" each highlighted.
+    CHECK(snippet(index.writable(), queries[0]).find("[Disables]") != std::string::npos);
+    CHECK(snippet(index.writable(), queries[1]).find("[Fixes]") != std::string::npos);
+    CHECK(snippet(index.writable(), queries[1]).find("[systems]") != std::string::npos);
 }

@@ -29,3 +29,39 @@ TEST_CASE("a remembering stemmer holds at most its capacity, and stems right aft
     }
     CHECK(stemmer.remembered() == 2);  // emptied at the fifth word, which and the sixth it then remembered
 }
+
+TEST_CASE("an English stem begins with its word's first byte, which is what a snippet's stemmer relies on") {
+    // Snowball's exceptional forms, words it rewrites most (y to i, e added back, double consonants), initial y,
+    // non-ASCII and digits: the stem changes at the end of the word only.
+    const std::vector<std::string> words = {
+        "skies", "skis", "dying", "lying", "tying", "idly", "gently", "ugly", "early", "only", "singly", "news",
+        "howe", "atlas", "cosmos", "bias", "andes", "yelling", "yearly", "youths", "hoping", "hopping", "generously",
+        "communism", "arsenals", "relational", "conditional", "digitizer", "ies", "ied", "ys", "y", "a", "élégantly",
+        "größten", "64bit", "x86_64", "nowadays", "happily", "agreed"};
+    const Xapian::Stem snowball("english");
+    for (const auto &word : words) {
+        const std::string stem = snowball(word);
+        REQUIRE(!stem.empty());
+        CHECK(stem[0] == word[0]);
+    }
+}
+
+TEST_CASE("a snippet's stemmer stems a word as Snowball does, or passes over one no query stem begins as") {
+    const Xapian::Stem snowball("english");
+    auto *implementation = new cxapian::SnippetStemmer();
+    const Xapian::Stem stemmer(implementation);
+    const Xapian::Query title_and_detail(Xapian::Query::OP_AND, Xapian::Query("connect"), Xapian::Query("Sconnect"));
+    const Xapian::Query query(Xapian::Query::OP_OR, Xapian::Query("Zrun"), title_and_detail);
+    const std::bitset<256> initials = cxapian::stem_initials(query);
+    CHECK(initials.count() == 1);
+    CHECK(initials['r']);
+    implementation->set_initials(initials);
+    CHECK(stemmer("running") == snowball("running"));
+    CHECK(stemmer("runs") == "run");
+    CHECK(stemmer("connections").empty());  // only "connect" unstemmed, which the snippet matches as written
+    // Before any query, and for a query holding the bare "Z" (which the empty stem would match), every word is
+    // stemmed.
+    CHECK(cxapian::SnippetStemmer()("connections") == snowball("connections"));
+    CHECK(cxapian::stem_initials(Xapian::Query("Z")).all());
+    CHECK(cxapian::stem_initials(Xapian::Query()).none());
+}

@@ -12,6 +12,7 @@
 #include <xapian.h>
 
 #include <atomic>
+#include <bitset>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -119,6 +120,9 @@ struct MatchResult {
     /// query, whose terms snippets highlight.
     Xapian::Query highlight_query;
     mutable std::optional<Xapian::MSet> highlight_mset;
+    /// The first bytes of the stems of the query snippets highlight (for_snippets()'s), which SnippetStemmer stems
+    /// only words beginning with; all bytes where match() did not say.
+    std::bitset<256> snippet_initials = std::bitset<256>().set();
     /// The term frequencies the fielded ranking's rewrite read (nullptr without one).
     std::shared_ptr<TermFrequencies> frequencies;
 

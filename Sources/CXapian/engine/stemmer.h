@@ -5,6 +5,7 @@
 
 #include <xapian.h>
 
+#include <bitset>
 #include <cstddef>
 #include <string>
 #include <unordered_map>
@@ -44,6 +45,46 @@ class CachingStemmer : public Xapian::StemImplementation {
 
 /// How many words a stemmer remembers: about 2 MB of short words.
 inline constexpr std::size_t stemmer_capacity = 32768;
+
+/// The stemmer a snippet of English text compares its words with the query's stem terms by: an English stemmer
+/// remembering its stems, that passes over a word no query stem can come from.
+///
+/// Xapian's snippet stems every word of the text and looks "Z" + the stem up among the query's terms. Snowball's
+/// English stemmer only changes a word's ending (and an initial apostrophe, which a word of Xapian's tokenizer never
+/// has), so a stem begins with its word's first byte: a word whose first byte begins none of the query's stems gets
+/// the empty stem, which no query term ("Z" + a stem of one or more bytes) matches. The snippet is the same; the
+/// stemming of most of its words, and their look-ups in the cache, are saved.
+class SnippetStemmer : public Xapian::StemImplementation {
+  public:
+    SnippetStemmer() : stemmer_("english", stemmer_capacity) { initials_.set(); }
+
+    /// The first bytes of the stems of the query a snippet is about to highlight (stem_initials()).
+    void set_initials(const std::bitset<256> &initials) { initials_ = initials; }
+
+    std::string operator()(const std::string &word) override {
+        if (!word.empty() && !initials_[static_cast<unsigned char>(word[0])]) return std::string();
+        return stemmer_(word);
+    }
+
+    std::string get_description() const override { return stemmer_.get_description(); }
+
+  private:
+    CachingStemmer stemmer_;
+    std::bitset<256> initials_;
+};
+
+/// The first bytes of `query`'s stem terms ("Z" + stem), for SnippetStemmer: all of them where a term is "Z"
+/// alone, which the empty stem would match.
+inline std::bitset<256> stem_initials(const Xapian::Query &query) {
+    std::bitset<256> initials;
+    for (auto term = query.get_unique_terms_begin(); term != query.get_unique_terms_end(); ++term) {
+        const std::string &name = *term;
+        if (name.empty() || name[0] != 'Z') continue;
+        if (name.size() == 1) return initials.set();
+        initials.set(static_cast<unsigned char>(name[1]));
+    }
+    return initials;
+}
 
 /// The stemmer for `language` (a Snowball name), remembering its stems; none (no stemming) for "" or "none".
 inline Xapian::Stem make_stemmer(const std::string &language) {
