@@ -64,17 +64,22 @@ public struct Snippet: Sendable, Equatable {
     /// The matched words, in order.
     public var matches: [String] {
         var words: [String] = []
-        var word: [UInt8]?
-        for byte in marked.utf8 {
-            switch byte {
-            case Self.markStartByte: word = []
-            case Self.markEndByte:
-                if let done = word { words.append(String(decoding: done, as: UTF8.self)) }
-                word = nil
-            default: word?.append(byte)
+        var text = marked
+        text.withUTF8 { bytes in
+            var start: Int?  // where the open mark's word begins
+            for (index, byte) in bytes.enumerated() where byte == Self.markStartByte || byte == Self.markEndByte {
+                if byte == Self.markStartByte {
+                    start = index + 1
+                } else if let begun = start {
+                    words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[begun..<index]), as: UTF8.self))
+                    start = nil
+                }
+            }
+            // A mark left open runs to the end.
+            if let begun = start {
+                words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[begun...]), as: UTF8.self))
             }
         }
-        if let open = word { words.append(String(decoding: open, as: UTF8.self)) }  // a mark left open runs to the end
         return words
     }
 

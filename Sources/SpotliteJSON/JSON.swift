@@ -3,7 +3,7 @@ import Indexer
 import TrackerStore
 
 /// A JSON value with keys in the order given, so output is stable for tools and golden tests.
-public indirect enum JSON: Sendable {
+public enum JSON: Sendable {
     case string(String)
     case int(Int)
     case double(Double)

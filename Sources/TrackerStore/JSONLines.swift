@@ -353,6 +353,14 @@ public enum JSONLines {
             var index = 0
             var run = 0
             while index < bytes.count {
+                // Eight bytes at a time while none of them needs a look (most of a title or a snippet).
+                while index + 8 <= bytes.count,
+                    let base = bytes.baseAddress,
+                    !mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                {
+                    index += 8
+                }
+                guard index < bytes.count else { break }
                 let byte = bytes[index]
                 let scalar: UInt32
                 let length: Int
@@ -390,5 +398,18 @@ public enum JSONLines {
             out.append(contentsOf: bytes[run..<bytes.count])
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of eight bytes is outside printable ASCII (a control, DEL, a byte of a multi-byte character) or is
+    /// `"` or `\`: the bytes ``appendQuoted(_:to:)`` looks at one by one. (Each test finds whether some byte is
+    /// below a bound or equal to a value, borrows aside: exact for "any", whichever byte it is.)
+    @inline(__always)
+    static func mayNeedEscape(_ bytes: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        let belowSpace = (bytes &- ones &* 0x20) & ~bytes & highs != 0
+        return bytes & highs != 0 || belowSpace || hasZero(bytes ^ (ones &* 0x22)) || hasZero(bytes ^ (ones &* 0x5C))
+            || hasZero(bytes ^ (ones &* 0x7F))
     }
 }

@@ -28,5 +28,7 @@ import Testing
         #expect(snippet.plain == "日本 Größe and 😀x end open")
         #expect(snippet.highlighted(start: "<b>", end: "</b>") == "日本 <b>Größe</b> and <b>😀x</b> end <b>open")
         #expect(snippet.matches == ["Größe", "😀x", "open"])
+        // An end with no start is text's; a second start begins the word again.
+        #expect(Snippet(marked: "\u{3}a \u{2}b\u{2}c\u{3} \u{2}\u{3}").matches == ["c", ""])
     }
 }

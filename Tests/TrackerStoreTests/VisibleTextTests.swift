@@ -42,7 +42,8 @@ import Testing
     }
 
     /// The byte-level quoting escapes exactly the scalars the rules name, wherever they stand (first, last, next to
-    /// multi-byte letters that share their lead bytes: Â is C3 82, ‧ is E2 80 A7), and copies everything else.
+    /// multi-byte letters that share their lead bytes: Â is C3 82, ‧ is E2 80 A7, at any byte of a word of eight),
+    /// and copies everything else.
     @Test func jsonQuotingEscapesExactlyTheControls() throws {
         func reference(_ text: String) -> String {
             var out = "\""
@@ -66,6 +67,11 @@ import Testing
         for scalar in scalars {
             for text in [String(scalar), "a\(scalar)b", "\(scalar)é\(scalar)", "日\(scalar)"] {
                 #expect(JSONLines.quote(text) == reference(text), "U+\(String(scalar.value, radix: 16))")
+            }
+            // At each place of an eight-byte word in a run of plain text, which is read eight bytes at a time.
+            for offset in 0...16 {
+                let text = String(repeating: "a", count: offset) + String(scalar) + String(repeating: "z", count: 17)
+                #expect(JSONLines.quote(text) == reference(text), "U+\(String(scalar.value, radix: 16)) at \(offset)")
             }
         }
     }
