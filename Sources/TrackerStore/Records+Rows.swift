@@ -32,8 +32,7 @@ extension Item: FetchableRecord {
     ///
     /// Each list is read only for an item that has rows in its table (`EXISTS`, a probe of the table's index by
     /// item): most items of most stores have no tags, links or messages, and each list's sort costs a sorter made
-    /// and torn down even over no rows (30 % of SQLite's work reading a page's rows in a store without them). NULL
-    /// either way.
+    /// and torn down even over no rows (docs/performance.md, "Pages", measures it). NULL either way.
     static func columns(of table: String) -> String {
         func ifAny(_ rows: String, _ list: String) -> String {
             "CASE WHEN EXISTS (SELECT 1 FROM \(rows) WHERE item_id = \(table).id) THEN (\(list)) END"
