@@ -10,10 +10,22 @@ public protocol RowSource: Sendable {
     /// The rows of these ids, by kind and id; an id whose row is gone is left out. One read (a page of hits).
     func entities(items: [String], projects: [String], messages: [String]) throws -> [TrackerURI.Kind: [String:
         StoreEntity]]
+    /// ``entities(items:projects:messages:)``, where a detail may be only its `details` part (the part a page of
+    /// hits shows); a source that cannot cut them gives whole details, as the default does.
+    func entities(items: [String], projects: [String], messages: [String], details: DetailPart?) throws
+        -> [TrackerURI.Kind: [String: StoreEntity]]
     /// The titles of these projects, by id (the project facet's labels).
     func projectTitles(ids: [String]) throws -> [String: String]
     /// For project titles a query filters on that no project has: the nearest titles that exist.
     func projectSuggestions(for titles: [String]) throws -> [ProjectSuggestion]
+}
+
+extension RowSource {
+    public func entities(items: [String], projects: [String], messages: [String], details: DetailPart?) throws
+        -> [TrackerURI.Kind: [String: StoreEntity]]
+    {
+        try entities(items: items, projects: projects, messages: messages)
+    }
 }
 
 extension StoreIndexer: RowSource {
@@ -23,6 +35,12 @@ extension StoreIndexer: RowSource {
         StoreEntity]]
     {
         try store.entities(items: items, projects: projects, messages: messages)
+    }
+
+    public func entities(items: [String], projects: [String], messages: [String], details: DetailPart?) throws
+        -> [TrackerURI.Kind: [String: StoreEntity]]
+    {
+        try store.entities(items: items, projects: projects, messages: messages, details: details)
     }
 
     public func projectTitles(ids: [String]) throws -> [String: String] {

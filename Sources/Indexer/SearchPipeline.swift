@@ -97,8 +97,9 @@ struct SearchPipeline {
 
     private func runOnce(_ query: SearchQuery) throws(IndexerError) -> SearchOutcome {
         let (shown, results, suggestion, searchedSuggestion) = try match(query)
-        var (hits, dropped, failures) = try resolve(results.hits)
-        if options.snippets { try addSnippets(to: &hits, from: results, words: StoreIndexer.snippetWords(shown.text)) }
+        let words = StoreIndexer.snippetWords(shown.text)
+        var (hits, dropped, failures) = try resolve(results.hits, details: details(around: words))
+        if options.snippets { try addSnippets(to: &hits, from: results, words: words) }
         let behind = sources.compactMap(\.fresh.behind).reduce(0, +)
         let stale = sources.compactMap { source in
             source.fresh.staleReason.map { reason in source.name.map { "\($0): \(reason)" } ?? reason }
@@ -160,7 +161,7 @@ struct SearchPipeline {
     /// the first in the set's order), and says which others hold it. A hit whose own store no longer has its row is
     /// dropped: its document goes at the next catch-up. Across stores, a store whose rows cannot be read (a remote
     /// host down, slow or refusing) is a failure, and its hits are dropped; the others' come back.
-    func resolve(_ hits: [SearchHit]) throws(IndexerError) -> (
+    func resolve(_ hits: [SearchHit], details: @escaping DetailPart) throws(IndexerError) -> (
         hits: [ResolvedHit], dropped: Int, failures: [StoreFailure]
     ) {
         let uris = hits.map { hit in
@@ -175,7 +176,8 @@ struct SearchPipeline {
             do {
                 rows.append(
                     try indexer(source.indexPath) {
-                        try source.rows.entities(items: ids(.item), projects: ids(.project), messages: ids(.message))
+                        try source.rows.entities(
+                            items: ids(.item), projects: ids(.project), messages: ids(.message), details: details)
                     })
             } catch {
                 guard isAcrossStores, let name = source.name else { throw error }
@@ -219,6 +221,13 @@ struct SearchPipeline {
     private struct Entity: Hashable {
         let kind: TrackerURI.Kind
         let id: String
+    }
+
+    /// What of a hit's detail ``resolve(_:details:)`` reads: a hit's detail serves its snippet only, so the
+    /// snippet's window of it (`words` place it, as ``addSnippets(to:from:words:)`` is given them), or none of it for
+    /// a page without snippets.
+    func details(around words: [String]) -> DetailPart {
+        options.snippets ? { StoreIndexer.snippetWindow(of: $0, words: words) } : { _ in 0..<0 }
     }
 
     /// Gives each hit a snippet of its detail where the query matched (`words` say where to look in a long one).

@@ -235,45 +235,77 @@ extension StoreIndexer {
     static func snippetWords(_ query: String) -> [String] {
         query.lowercased().split(whereSeparator: { !($0.isLetter || $0.isNumber) }).compactMap { word in
             guard word.count >= 3, !["and", "not", "xor"].contains(word) else { return nil }
-            return String(word.prefix(max(3, word.count - 2)))  // leaking → leaki, finds leaks/leaked/leaking
+            // leaking → leaki, finds leaks/leaked/leaking; the first 100 characters (at most 400 bytes) find a longer
+            // word, and fit in the window they start (snippetWindow(of:words:)).
+            return String(word.prefix(min(100, max(3, word.count - 2))))
         }
     }
 
     /// `text`, or for a long text the window around the first place a query word appears (else its start).
-    /// One pass over the UTF-8 bytes that stops at the first match: a changelog entry can be hundreds of kilobytes.
     static func snippetWindow(_ text: String, words: [String]) -> String {
         var text = text
-        return text.withUTF8 { bytes -> String in
-            guard bytes.count > snippetWindowLength else { return String(decoding: bytes, as: UTF8.self) }
-            let first = firstPlace(of: words, in: bytes) ?? 0
-            var start = max(0, first - 300)
-            var end = min(bytes.count, start + snippetWindowLength)
-            // Move both ends off UTF-8 continuation bytes (10xxxxxx) so the window is valid text.
-            while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
-            while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        return text.withUTF8 { bytes in
+            String(
+                decoding: UnsafeBufferPointer(rebasing: bytes[snippetWindow(of: bytes, words: words)]), as: UTF8.self)
         }
+    }
+
+    /// The bytes of ``snippetWindow(_:words:)`` in a text's UTF-8 `bytes`: all of them, or for a long text about
+    /// ``snippetWindowLength`` from 300 before the first place a query word appears, both ends on the first byte of
+    /// a character. One pass that stops at the first match: a changelog entry can be hundreds of kilobytes. The
+    /// window of a window is itself: the word that placed it is in it, 300 bytes in (less the ≤ 3 bytes that moved
+    /// its start onto a character) with room for ``snippetWords(_:)``' 400, or none was found and it starts at 0.
+    /// So a detail a store already cut to it (``SearchPipeline/resolve(_:details:)``) is cut again to the same bytes.
+    static func snippetWindow(of bytes: UnsafeBufferPointer<UInt8>, words: [String]) -> Range<Int> {
+        guard bytes.count > snippetWindowLength else { return 0..<bytes.count }
+        let first = firstPlace(of: words, in: bytes) ?? 0
+        var start = max(0, first - 300)
+        var end = min(bytes.count, start + snippetWindowLength)
+        // Move both ends off UTF-8 continuation bytes (10xxxxxx) so the window is valid text.
+        while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
+        return start..<end
     }
 
     /// The first offset in `bytes` where one of `words` (lowercased) begins, ASCII letters compared without case.
     static func firstPlace(of words: [String], in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         let patterns = words.map { Array($0.utf8) }.filter { !$0.isEmpty }
-        guard !patterns.isEmpty else { return nil }
-        // The bytes a word can begin with, in either case: the scan passes over every other byte in a tight loop.
+        guard !patterns.isEmpty, let base = bytes.baseAddress else { return nil }
+        // The bytes a word can begin with, in either case: the scan passes over every other byte, eight at a time
+        // while there are at most four of them (a query of one or two words), else one at a time.
         var begins = [Bool](repeating: false, count: 256)
         for pattern in patterns {
             begins[Int(pattern[0])] = true
             if pattern[0].isASCIILowercase { begins[Int(pattern[0] - 0x20)] = true }
         }
+        let firsts = (0...255).filter { begins[$0] }.map(UInt8.init)
         func folded(_ byte: UInt8) -> UInt8 { byte.isASCIIUppercase ? byte | 0x20 : byte }
         return begins.withUnsafeBufferPointer { begins -> Int? in
-            for position in bytes.indices where begins[Int(bytes[position])] {
-                for pattern in patterns where pattern.count <= bytes.count - position {
+            func matches(at position: Int) -> Bool {
+                patterns.contains { pattern in
+                    guard pattern.count <= bytes.count - position else { return false }
                     var offset = 0
                     while offset < pattern.count && folded(bytes[position + offset]) == pattern[offset] { offset += 1 }
-                    if offset == pattern.count { return position }
+                    return offset == pattern.count
                 }
             }
+            var position = 0
+            if firsts.count <= 4 {
+                // Four bytes to test, the last repeated for fewer, in registers rather than an array's walk.
+                let (a, b, c, d) = (
+                    firsts[0], firsts[min(1, firsts.count - 1)], firsts[min(2, firsts.count - 1)],
+                    firsts[firsts.count - 1]
+                )
+                while position + 8 <= bytes.count {
+                    let eight = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+                    if eight.containsByte(a) || eight.containsByte(b) || eight.containsByte(c) || eight.containsByte(d)
+                    {
+                        for at in position..<position + 8 where begins[Int(bytes[at])] && matches(at: at) { return at }
+                    }
+                    position += 8
+                }
+            }
+            for at in position..<bytes.count where begins[Int(bytes[at])] && matches(at: at) { return at }
             return nil
         }
     }

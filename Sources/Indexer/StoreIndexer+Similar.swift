@@ -87,7 +87,8 @@ extension StoreIndexer {
             throw IndexerError(error, path: location.root)
         }
         let pipeline = pipeline(fresh, options: options)
-        var (hits, dropped, _) = try pipeline.resolve(found.results.hits)
+        let words = Self.snippetWords(title)
+        var (hits, dropped, _) = try pipeline.resolve(found.results.hits, details: pipeline.details(around: words))
         if let own = found.selfScore, own > 0 {
             for index in hits.indices { hits[index].likeness = min(1, hits[index].score / own) }
         }
@@ -100,7 +101,7 @@ extension StoreIndexer {
             hits = Array(hits[min(options.request.offset, end)..<end])
         }
         if options.snippets {
-            try pipeline.addSnippets(to: &hits, from: found.results, words: Self.snippetWords(title))
+            try pipeline.addSnippets(to: &hits, from: found.results, words: words)
         }
         return SearchOutcome(
             query: "like \(uri)", parsedQuery: "more like \(title)", filters: [], hits: hits,

@@ -407,9 +407,21 @@ public enum JSONLines {
     static func mayNeedEscape(_ bytes: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZero(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
         let belowSpace = (bytes &- ones &* 0x20) & ~bytes & highs != 0
-        return bytes & highs != 0 || belowSpace || hasZero(bytes ^ (ones &* 0x22)) || hasZero(bytes ^ (ones &* 0x5C))
-            || hasZero(bytes ^ (ones &* 0x7F))
+        return bytes & highs != 0 || belowSpace || bytes.containsByte(0x22) || bytes.containsByte(0x5C)
+            || bytes.containsByte(0x7F)
+    }
+}
+
+extension UInt64 {
+    /// Whether any of its eight bytes is `byte`: the bytes equal to it are the zero bytes of `self ^ byte×8`, and
+    /// `(x - 0x01…) & ~x & 0x80…` is non-zero exactly when `x` has a zero byte (a borrow may mark a byte after it
+    /// too, so it says whether, not where). A scan of text tests eight bytes at once, and looks at them one by one
+    /// only where this says one may be wanted.
+    @inlinable @inline(__always)
+    public func containsByte(_ byte: UInt8) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let value = self ^ (ones &* UInt64(byte))
+        return (value &- ones) & ~value & (ones &* 0x80) != 0
     }
 }

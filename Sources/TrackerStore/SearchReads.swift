@@ -57,12 +57,15 @@ final class SearchReads: @unchecked Sendable {
     /// ``StoreReader/entities(items:projects:messages:)`` reads a page of hits without messages; nil if they could
     /// not be read here. At most ``StoreReader/chunkSize`` ids in all. Both kinds are read in one transaction, so a
     /// page holding both is one snapshot of the store, as through GRDB.
-    func entities(items itemIDs: [String], projects projectIDs: [String]) -> [TrackerURI.Kind: [String: StoreEntity]]? {
+    /// `details`: the part of each detail to keep (``DetailPart``), or nil for whole details.
+    func entities(items itemIDs: [String], projects projectIDs: [String], details: DetailPart? = nil)
+        -> [TrackerURI.Kind: [String: StoreEntity]]?
+    {
         withConnection { connection in
             let read = {
                 [
-                    .item: try connection.itemsWithProjects(itemIDs), .project: try connection.projects(projectIDs),
-                    .message: [:],
+                    .item: try connection.itemsWithProjects(itemIDs, details: details),
+                    .project: try connection.projects(projectIDs, details: details), .message: [:],
                 ] as [TrackerURI.Kind: [String: StoreEntity]]
             }
             return itemIDs.isEmpty || projectIDs.isEmpty ? try read() : try connection.inTransaction(read)
@@ -234,13 +237,13 @@ final class SearchReads: @unchecked Sendable {
             }
         }
 
-        func itemsWithProjects(_ ids: [String]) throws -> [String: StoreEntity] {
+        func itemsWithProjects(_ ids: [String], details: DetailPart?) throws -> [String: StoreEntity] {
             var found: [String: StoreEntity] = [:]
             try rows(StoreReader.itemsInProjects, ids, cache: &itemStatements) { statement in
                 // The columns of ItemInProject.columns: the item's, then the project's.
                 let item = Item(
                     id: text(statement, 0), projectID: text(statement, 1), title: text(statement, 2),
-                    detail: text(statement, 3), priority: Int(sqlite3_column_int64(statement, 4)),
+                    detail: text(statement, 3, part: details), priority: Int(sqlite3_column_int64(statement, 4)),
                     isCompleted: sqlite3_column_int64(statement, 5) != 0, createdAt: text(statement, 6),
                     modifiedAt: text(statement, 7),
                     tracking: ItemTracking(
@@ -251,32 +254,37 @@ final class SearchReads: @unchecked Sendable {
                         links: ItemTracking.decode(links: text(statement, 15)), sourceURL: text(statement, 12),
                         sourceKey: text(statement, 13)),
                     commenters: ItemTracking.decode(names: text(statement, 16)))
-                found[item.id] = .item(item, project: project(statement, at: Int32(Item.columnCount)))
+                found[item.id] = .item(
+                    item, project: project(statement, at: Int32(Item.columnCount), details: details))
             }
             return found
         }
 
-        func projects(_ ids: [String]) throws -> [String: StoreEntity] {
+        func projects(_ ids: [String], details: DetailPart?) throws -> [String: StoreEntity] {
             var found: [String: StoreEntity] = [:]
             try rows(StoreReader.projectsByID, ids, cache: &projectStatements) { statement in
-                let project = project(statement, at: 0)
+                let project = project(statement, at: 0, details: details)
                 found[project.id] = .project(project)
             }
             return found
         }
 
         /// The project in the columns of Project.columns from `start` on.
-        private func project(_ statement: OpaquePointer, at start: Int32) -> Project {
+        private func project(_ statement: OpaquePointer, at start: Int32, details: DetailPart?) -> Project {
             Project(
-                id: text(statement, start), title: text(statement, start + 1), detail: text(statement, start + 2),
+                id: text(statement, start), title: text(statement, start + 1),
+                detail: text(statement, start + 2, part: details),
                 color: text(statement, start + 3), isClosed: sqlite3_column_int64(statement, start + 4) != 0,
                 createdAt: text(statement, start + 5), modifiedAt: text(statement, start + 6))
         }
 
-        private func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+        /// The column's text, or the `part` of its bytes (clamped to them) decoded alone.
+        private func text(_ statement: OpaquePointer, _ column: Int32, part: DetailPart? = nil) -> String {
             guard let bytes = sqlite3_column_text(statement, column) else { return "" }
-            let count = Int(sqlite3_column_bytes(statement, column))
-            return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+            let all = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column)))
+            guard let part else { return String(decoding: all, as: UTF8.self) }
+            return String(
+                decoding: UnsafeBufferPointer(rebasing: all[part(all).clamped(to: all.indices)]), as: UTF8.self)
         }
     }
 }

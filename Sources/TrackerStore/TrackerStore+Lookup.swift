@@ -1,3 +1,7 @@
+/// The part of a detail's UTF-8 bytes a reader of search hits uses (a snippet's window), given the whole detail; a
+/// range outside the bytes is clamped to them. A page of hits then decodes a kilobyte of a 100 KB changelog entry.
+public typealias DetailPart = (UnsafeBufferPointer<UInt8>) -> Range<Int>
+
 /// What a URI resolves to.
 public enum StoreEntity: Sendable, Equatable {
     case item(Item, project: Project)

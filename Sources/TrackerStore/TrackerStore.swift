@@ -251,11 +251,18 @@ public final class TrackerStore: Sendable {
     /// most 500 items and projects and no messages is read on the search connections (``SearchReads``: a statement
     /// per kind, both in one transaction); anything else, or if those cannot read it, through GRDB in one
     /// transaction (a page of items alone: one statement, ``readStatement(_:)``).
-    public func entities(items itemIDs: [String], projects projectIDs: [String], messages messageIDs: [String])
-        throws(StoreError) -> [TrackerURI.Kind: [String: StoreEntity]]
-    {
+    ///
+    /// `details`: the part of each item's and project's detail the caller uses (a snippet's window of a changelog
+    /// entry of 100 KB), which the search connections make the detail instead of decoding all of it; the other
+    /// reads give whole details. Nil: whole details.
+    public func entities(
+        items itemIDs: [String], projects projectIDs: [String], messages messageIDs: [String],
+        details: DetailPart? = nil
+    ) throws(StoreError) -> [TrackerURI.Kind: [String: StoreEntity]] {
         let small = messageIDs.isEmpty && itemIDs.count + projectIDs.count <= StoreReader.chunkSize
-        if small, let found = searchReads.entities(items: itemIDs, projects: projectIDs) { return found }
+        if small, let found = searchReads.entities(items: itemIDs, projects: projectIDs, details: details) {
+            return found
+        }
         guard small, projectIDs.isEmpty else {
             return try read { try $0.entities(items: itemIDs, projects: projectIDs, messages: messageIDs) }
         }

@@ -98,6 +98,56 @@ import TrackerStore
         #expect(place(["ünïc"]) == 6 && place(["zzz"]) == nil && place([]) == nil)
     }
 
+    /// The scan for a snippet's place tests eight bytes at a time: it must find what looking at every byte finds,
+    /// at every offset of a word in the text, with few first bytes to look for or many (one at a time then).
+    @Test func theFirstPlaceOfAWordIsFoundAtEveryOffset() {
+        func naive(_ words: [String], _ bytes: [UInt8]) -> Int? {
+            let patterns = words.map { Array($0.utf8) }.filter { !$0.isEmpty }
+            for position in bytes.indices {
+                for pattern in patterns where pattern.count <= bytes.count - position {
+                    let folded = bytes[position..<position + pattern.count].map { $0.isASCIIUppercase ? $0 | 0x20 : $0 }
+                    if folded == pattern { return position }
+                }
+            }
+            return nil
+        }
+        let wordSets = [
+            ["quo"], ["leaki", "ünïc"], ["zzz"], ["abc", "def", "ghi", "jkl", "mno", "pqr", "stu", "vwx", "yzq"],
+        ]
+        for filler in ["a-b c", "Ünï ", "x"] {
+            for offset in 0..<40 {
+                for words in wordSets {
+                    for found in ["QUOkka", "leaking", "ünïcode", "Stuff", "YZq"] {
+                        let text = String(repeating: filler, count: offset) + found + " tail"
+                        let bytes = Array(text.utf8)
+                        let fast = bytes.withUnsafeBufferPointer { StoreIndexer.firstPlace(of: words, in: $0) }
+                        #expect(fast == naive(words, bytes), "\(words) in \(text)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A store cuts a long detail to its snippet window before a page decodes it, and the page cuts what it is given
+    /// again (a remote store's rows come whole): the window of a window must be itself, wherever the query's word is,
+    /// whatever characters lie at its ends, however long the word.
+    @Test func theSnippetWindowOfAWindowIsItself() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "quokka ", "ü", "日本", "🐨", " ", "Quokkas. ", "x"]
+        let longWord = String(repeating: "é", count: 500)
+        for round in 0..<300 {
+            var text = ""
+            let length = Int.random(in: 900...3_000, using: &generator)
+            while text.utf8.count < length { text += pieces.randomElement(using: &generator)! }
+            if round % 10 == 0 { text += longWord + " tail" }
+            let query = round % 10 == 0 ? longWord : ["quokkas", "日本語", "zzz", "ü x"][round % 4]
+            let words = StoreIndexer.snippetWords(query)
+            let window = StoreIndexer.snippetWindow(text, words: words)
+            #expect(StoreIndexer.snippetWindow(window, words: words) == window, "round \(round)")
+            #expect(window.utf8.count <= StoreIndexer.snippetWindowLength + 3 && text.contains(window))
+        }
+    }
+
     @Test func theSpellingSuggestionAndProjectSuggestionsComeFromThePipeline() throws {
         let misspelt = try indexer.search("tomatoex")
         #expect(misspelt.suggestion == "tomatoes")

@@ -39,6 +39,44 @@ import Testing
         }
     }
 
+    /// A page of hits may ask for a part of each detail (a snippet's window): the search connections give those
+    /// bytes alone, clamped to the detail, and every other column as a whole read gives it.
+    @Test func aPageCanReadOnlyAPartOfEachDetail() throws {
+        let (store, ids) = try filledStore()
+        let projects = try store.read { try $0.allProjects() }.map(\.id)
+        let whole = try store.read { try $0.entities(items: ids, projects: projects, messages: []) }
+        let parts: [(DetailPart, (String) -> String)] = [
+            ({ _ in 0..<0 }, { _ in "" }),
+            (
+                { $0.count > 20 ? 9..<20 : 0..<$0.count },
+                {
+                    String(
+                        decoding: Array($0.utf8).count > 20 ? Array($0.utf8)[9..<20] : Array($0.utf8)[...],
+                        as: UTF8.self)
+                }
+            ),
+            ({ _ in -5..<1_000_000 }, { $0 }),
+        ]
+        for (part, expected) in parts {
+            let cut = try #require(store.searchReads.entities(items: ids, projects: projects, details: part))
+            func withCutDetail(_ entity: StoreEntity) -> StoreEntity {
+                switch entity {
+                case .item(var item, var project):
+                    item.detail = expected(item.detail)
+                    project.detail = expected(project.detail)
+                    return .item(item, project: project)
+                case .project(var project):
+                    project.detail = expected(project.detail)
+                    return .project(project)
+                case .message: return entity
+                }
+            }
+            #expect(cut == whole.mapValues { $0.mapValues(withCutDetail) })
+            #expect(try store.entities(items: ids, projects: projects, messages: [], details: part) == cut)
+        }
+        #expect(whole[.item]?.values.contains { $0.detail.utf8.count > 20 } == true)
+    }
+
     @Test func aPageOfItemsAndProjectsReadsAsItDoesThroughGRDBAndOnTheSearchConnections() throws {
         let (store, ids) = try filledStore()
         let projects = try store.read { try $0.allProjects() }.map(\.id)
