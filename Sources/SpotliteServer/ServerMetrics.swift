@@ -10,7 +10,7 @@ final class ServerMetrics: Sendable {
     private let streams: Gauge
     private let events: Counter
 
-    /// Latency buckets, in seconds: 0.5 ms to 5 s.
+    /// Latency buckets: the upper bounds of the request-duration histogram's bins, exported in seconds.
     static let buckets: [Duration] = [
         .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
         .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),

@@ -6,7 +6,7 @@ import Foundation
 /// one documented bound, however many reads it makes of it.
 ///
 /// SQLite calls ``retry(after:)`` each time a lock is refused; it sleeps a little longer each time (SQLite's own
-/// steps, 1 ms to 100 ms) and says whether to try again.
+/// steps, the pauses below) and says whether to try again.
 final class BusyWait: @unchecked Sendable {
     private let lock = NSLock()
     private var deadline: ContinuousClock.Instant?
