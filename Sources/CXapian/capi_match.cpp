@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 using namespace cxapian::capi;
 
@@ -105,14 +106,14 @@ bool cxapian_mset_snippet(const cxapian_mset *mset, const char *text, size_t len
     *out_length = 0;
     // No background model: it looks up every word of the text in the index to weigh the words the query lacks,
     // which costs much of a page of long hits; the text given is already the window around the match. The snippet
-    // stems every word of that text: a thread's stemmer remembers its stems from one snippet to the next, and
-    // passes over the words no stem of the query can come from.
+    // stems every word it walks: a thread's stemmer remembers its stems from one snippet to the next, and passes over
+    // the words no stem of the query can come from. It walks only the part of the text its snippet can come from.
     static thread_local cxapian::SnippetStemmer *const stemmer = new cxapian::SnippetStemmer();
     static thread_local const Xapian::Stem english(stemmer);  // owns it
-    stemmer->set_initials(mset->snippet_initials);
-    std::string snippet = mset->for_snippets().snippet(std::string(text, length), snippet_length, english,
-                                             Xapian::MSet::SNIPPET_EXHAUSTIVE | Xapian::MSet::SNIPPET_CJK_NGRAM,
-                                             hi_start, hi_end, omit);
+    stemmer->set_initials(mset->snippet_terms.stem_initials);
+    const std::string snippet = cxapian::snippet(mset->for_snippets(), mset->snippet_terms,
+                                                 std::string_view(text, length), snippet_length, english, hi_start,
+                                                 hi_end, omit);
     hand_out(snippet, out, out_length);
     CXAPIAN_GUARD_END(error)
 }

@@ -3,9 +3,15 @@
 
 #include "compounds.h"
 #include "fixture.h"
+#include "snippets.h"
 #include "stemmer.h"
 
 #include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace engine_tests;
 
@@ -72,7 +78,7 @@ TEST_CASE("a snippet highlights the same words with the snippet stemmer as with 
         Xapian::Enquire enquire(index.writable());
         enquire.set_query(query);
         const Xapian::MSet mset = enquire.get_mset(0, 0);
-        implementation->set_initials(cxapian::stem_initials(query));
+        implementation->set_initials(cxapian::snippet_terms(query).stem_initials);
         const std::string expected = snippet(index.writable(), query);
         CHECK(mset.snippet(text, 200, stemmer, Xapian::MSet::SNIPPET_EXHAUSTIVE, "[", "]", "…") == expected);
     }
@@ -80,4 +86,154 @@ TEST_CASE("a snippet highlights the same words with the snippet stemmer as with 
     CHECK(snippet(index.writable(), queries[0]).find("[Disables]") != std::string::npos);
     CHECK(snippet(index.writable(), queries[1]).find("[Fixes]") != std::string::npos);
     CHECK(snippet(index.writable(), queries[1]).find("[systems]") != std::string::npos);
+}
+
+namespace {
+
+/// A text of `words` words drawn from what makes a snippet's walk differ: words a query highlights (as written, by
+/// their stems, in capitals, in a phrase), others beginning as they do, punctuation that Xapian's tokenizer keeps in
+/// a word or ends a sentence with, and words of other scripts (CJK split into n-grams, U+0130 and U+212A lowercased
+/// to ASCII).
+std::string random_text(std::mt19937 &random, unsigned words) {
+    static const std::vector<std::string> highlighted = {
+        "check", "checks", "Checking", "CHECK", "run", "running", "Runs", "ran", "rseq", "support", "the rseq",
+        "café", "Über", "İstanbul", "\u212Aelvin", "kelvin", "中文字", "qwertyuiop", "check's", "check&run",
+        "check_run", "CHECK.", "C.H.E.C.K", "Checked+", "run#", "checking,", "R.S.E.Q.", "support;", "3.14check"};
+    static const std::vector<std::string> others = {
+        "supper", "cheap", "rust", "the", "a", "of", "time_t", "64-bit", "AT&T", "U.S.A.", "C++", "don't", "3.14",
+        "x_y", "systems", "Fixes", "disables", "connection", "wordy", "an", "to", "Kernel", "istanbulite", "xcheck",
+        "cheaper", "Runner", "supported", "rs", "checkmate", "kelvins", "cafés",
+        // Words longer than the 64 bytes beyond which the snippet passes over a word, plain or joined.
+        std::string(70, 'q'), "joined_" + std::string(60, 'q'), "é" + std::string(64, 'q')};
+    static const std::vector<std::string> separators = {" ",   " ",  " ",   "  ", "\n",  ". ",   ", ", "! ", "... ",
+                                                        " (",  ") ", "\"",  " -- ", "/", "—",  "\t", " ", "?\n"};
+    // Highlighted words one in `sparse`: several windows apart, or crowded.
+    const unsigned sparse = 1 + random() % 40;
+    std::string text;
+    for (unsigned i = 0; i < words; ++i) {
+        const auto &from = random() % sparse == 0 ? highlighted : others;
+        text += from[random() % from.size()];
+        text += separators[random() % separators.size()];
+    }
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("a snippet walked over its part of the text is the whole text's snippet") {
+    TempIndex index;
+    std::mt19937 random(20261129);
+    for (int i = 0; i < 50; ++i) index.add({"Title", random_text(random, 40)});
+    index.commit();
+    auto *implementation = new cxapian::SnippetStemmer();
+    const Xapian::Stem stemmer(implementation);
+    const std::vector<Xapian::Query> queries = {
+        Xapian::Query(Xapian::Query::OP_OR, Xapian::Query("Zcheck"), Xapian::Query("Zrun")),
+        Xapian::Query(Xapian::Query::OP_AND, Xapian::Query("checks"), Xapian::Query("Zsupport")),
+        phrase({"rseq", "support"}),
+        Xapian::Query(Xapian::Query::OP_OR, phrase({"the", "rseq"}), Xapian::Query("Zfix")),
+        Xapian::Query("café"),
+        Xapian::Query("Zistanbul"),
+        Xapian::Query("kelvin"),
+        Xapian::Query("中文"),
+        Xapian::Query("Scheck"),  // a title's term: no word of a detail is it
+        Xapian::Query("qwertyuiop"),
+        Xapian::Query(Xapian::Query::OP_OR, Xapian::Query("check"), Xapian::Query("rs")),
+        Xapian::Query(Xapian::Query::OP_OR, Xapian::Query("über"), Xapian::Query("Zrun")),
+        Xapian::Query(Xapian::Query::OP_OR, Xapian::Query("中文"), Xapian::Query("Zcheck")),
+    };
+    const unsigned flags = Xapian::MSet::SNIPPET_EXHAUSTIVE | Xapian::MSet::SNIPPET_CJK_NGRAM;
+    size_t cut = 0;
+    size_t compared = 0;
+    for (const auto &query : queries) {
+        Xapian::Enquire enquire(index.writable());
+        enquire.set_query(query);
+        const Xapian::MSet mset = enquire.get_mset(0, 0);
+        const cxapian::SnippetTerms terms = cxapian::snippet_terms(query);
+        implementation->set_initials(terms.stem_initials);
+        for (int round = 0; round < 300; ++round) {
+            const std::string text = random_text(random, 5 + random() % 250);
+            const size_t length = std::vector<size_t>{20, 60, 160}[random() % 3];
+            const auto [from, to] = cxapian::snippet_span(text, terms, stemmer, length);
+            if (from > 0 || to < text.size()) ++cut;
+            const std::string whole = mset.snippet(text, length, stemmer, flags, "[", "]", "…");
+            INFO("query ", query.get_description(), ", length ", length, ", text: ", text);
+            CHECK(cxapian::snippet(mset, terms, text, length, stemmer, "[", "]", "…") == whole);
+            ++compared;
+        }
+    }
+    // Many texts were cut (else the comparison above tells nothing).
+    CHECK(cut * 4 > compared);
+}
+
+TEST_CASE("a snippet's part of a long text is around the words it can highlight") {
+    std::string text;
+    for (int i = 0; i < 200; ++i) text += "cheap ";  // words beginning as "check" does are not it
+    const size_t at = text.size();
+    text += "Check the rest. ";
+    for (int i = 0; i < 200; ++i) text += "cheap ";
+    const Xapian::Stem stemmer("english");
+    const cxapian::SnippetTerms terms = cxapian::snippet_terms(Xapian::Query("Zcheck"));
+    const auto [from, to] = cxapian::snippet_span(text, terms, stemmer, 160);
+    // From a word at least 162 bytes (the window and the space before a word) before "Check", to one as far after it.
+    CHECK(from <= at - 162);
+    CHECK(from > at - 162 - 6);
+    CHECK(to >= at + 5 + 162);
+    CHECK(to < at + 5 + 162 + 6);
+    CHECK(text[from - 1] == ' ');
+    CHECK(text[to - 1] == ' ');
+    // A word holding the term inside it is not the term; one that Xapian's tokenizer may read otherwise is taken to be.
+    // With no word to highlight, the snippet is the last window: the part is the text's last 162 bytes or so.
+    const std::string unmatched = "xcheck " + text.substr(0, 1000);
+    const auto last = cxapian::snippet_span(unmatched, terms, stemmer, 160);
+    CHECK(last == cxapian::tail_span(unmatched, 160));
+    CHECK(last.second == unmatched.size());
+    CHECK(last.first <= unmatched.size() - 1 - 162);  // before the last word's end, less the window
+    CHECK(last.first > unmatched.size() - 1 - 162 - 7);
+    const std::string joined = text.substr(0, 600) + "cheap&check " + text.substr(0, 600);
+    CHECK(cxapian::snippet_span(joined, terms, stemmer, 160).first > 400);
+    // A query whose terms are not all known (a wildcard's pattern is none) walks the whole text.
+    CHECK(cxapian::snippet_span(text, cxapian::snippet_terms(Xapian::Query(Xapian::Query::OP_WILDCARD, "che")), stemmer,
+                                160) == std::pair<size_t, size_t>(0, text.size()));
+}
+
+TEST_CASE("a snippet walked over its part of the text is the whole text's snippet, at every alignment") {
+    TempIndex index;
+    index.add({"Title", "ab check cd"});
+    index.commit();
+    auto *implementation = new cxapian::SnippetStemmer();
+    const Xapian::Stem stemmer(implementation);
+    // A word of one letter is where a cut's margin is tightest: the window fills as soon as it enters.
+    const Xapian::Query query(Xapian::Query::OP_OR, Xapian::Query("Zcheck"), Xapian::Query("x"));
+    Xapian::Enquire enquire(index.writable());
+    enquire.set_query(query);
+    const Xapian::MSet mset = enquire.get_mset(0, 0);
+    const cxapian::SnippetTerms terms = cxapian::snippet_terms(query);
+    implementation->set_initials(terms.stem_initials);
+    const unsigned flags = Xapian::MSet::SNIPPET_EXHAUSTIVE | Xapian::MSet::SNIPPET_CJK_NGRAM;
+    // The word to highlight moved a byte at a time against the window's length and the words around it: a part
+    // cut a byte too close to it on either side gives another snippet.
+    for (const std::string word : {"X", "Check"}) {
+        for (const std::string separator : {" ", ". "}) {
+            for (size_t length = 8; length <= 20; ++length) {
+                for (size_t lead = 1; lead <= 6; ++lead) {
+                    for (int before = 0; before <= 10; ++before) {
+                        for (int after = 0; after <= 10; ++after) {
+                            // Words around, so that the text is longer than the two windows walked whole.
+                            std::string text;
+                            for (int i = 0; i < 8; ++i) text += "zz" + separator;
+                            text += std::string(lead, 'w') + separator;
+                            for (int i = 0; i < before; ++i) text += "ab" + separator;
+                            text += word;
+                            for (int i = 0; i < after; ++i) text += separator + "cd";
+                            for (int i = 0; i < 8; ++i) text += separator + "yy";
+                            const std::string whole = mset.snippet(text, length, stemmer, flags, "[", "]", "…");
+                            INFO("length ", length, ", text: ", text);
+                            CHECK(cxapian::snippet(mset, terms, text, length, stemmer, "[", "]", "…") == whole);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

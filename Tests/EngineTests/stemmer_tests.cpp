@@ -1,5 +1,6 @@
 // stemmer_tests.cpp — the remembering stemmer stems as Snowball does, and forgets past its capacity.
 
+#include "snippets.h"
 #include "stemmer.h"
 
 #include <doctest/doctest.h>
@@ -52,9 +53,13 @@ TEST_CASE("a snippet's stemmer stems a word as Snowball does, or passes over one
     const Xapian::Stem stemmer(implementation);
     const Xapian::Query title_and_detail(Xapian::Query::OP_AND, Xapian::Query("connect"), Xapian::Query("Sconnect"));
     const Xapian::Query query(Xapian::Query::OP_OR, Xapian::Query("Zrun"), title_and_detail);
-    const std::bitset<256> initials = cxapian::stem_initials(query);
+    const std::bitset<256> initials = cxapian::snippet_terms(query).stem_initials;
     CHECK(initials.count() == 1);
     CHECK(initials['r']);
+    // The words a snippet can highlight begin as the stem or as the unprefixed term; the title's term is none.
+    const std::bitset<256> words = cxapian::snippet_terms(query).initials;
+    CHECK(words.count() == 2);
+    CHECK((words['r'] && words['c']));
     implementation->set_initials(initials);
     CHECK(stemmer("running") == snowball("running"));
     CHECK(stemmer("runs") == "run");
@@ -62,6 +67,8 @@ TEST_CASE("a snippet's stemmer stems a word as Snowball does, or passes over one
     // Before any query, and for a query holding the bare "Z" (which the empty stem would match), every word is
     // stemmed.
     CHECK(cxapian::SnippetStemmer()("connections") == snowball("connections"));
-    CHECK(cxapian::stem_initials(Xapian::Query("Z")).all());
-    CHECK(cxapian::stem_initials(Xapian::Query()).none());
+    CHECK(cxapian::snippet_terms(Xapian::Query("Z")).stem_initials.all());
+    CHECK(!cxapian::snippet_terms(Xapian::Query("Z")).known);
+    CHECK(cxapian::snippet_terms(Xapian::Query()).stem_initials.none());
+    CHECK(!cxapian::snippet_terms(Xapian::Query(Xapian::Query::OP_WILDCARD, "conn")).known);
 }

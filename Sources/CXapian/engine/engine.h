@@ -15,6 +15,8 @@
 //   index_layout.h      what an index's metadata says of its terms: word_pairs.h (common-word pairs) and
 //                       stem_terms.h (the stems it leaves out)
 //   similar.h           more like this; compounds.h compound words; spellings.h the spelling table's words
+//   snippets.h          a hit's snippet, walked over the part of its text it can come from; stemmer.h the
+//                       stemmers that index, parse and highlight
 //   term_classes.h, term_frequencies.h, query_parts.h   helpers of the rewrites
 //   writable.h          opening a database for writing, waiting out a lock a forked child holds for a moment
 //
@@ -29,6 +31,7 @@
 #include "query_parts.h"
 #include "similar.h"
 #include "slot_values.h"
+#include "snippets.h"
 #include "spellings.h"
 #include "stem_terms.h"
 #include "stemmer.h"

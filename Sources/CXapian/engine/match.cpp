@@ -7,7 +7,7 @@
 #include "match_strategies.h"
 #include "query_rewrite.h"
 #include "sources/deadline.h"
-#include "stemmer.h"
+#include "snippets.h"
 
 #include <algorithm>
 #include <map>
@@ -80,7 +80,7 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
         Xapian::Query whole = bonus.empty() ? matching
                                             : Xapian::Query(Xapian::Query::OP_AND_MAYBE, matching,
                                                             layout.stems->expand(bonus));
-        result.snippet_initials = stem_initials(whole);
+        result.snippet_terms = snippet_terms(whole);
         if (options.unweighted) {
             match_page(reader.database, whole, Xapian::BoolWeight(), options, result);
         } else {
@@ -109,7 +109,7 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
         rewrite_for_fields(parsed, bonus, reader.database, fielded_ranking);
     // Snippets find the query's phrases in the stored text, which lacks the compound parts the index has.
     result.highlight_query = phrases_as_written(query);
-    if (!result.highlight_query.empty()) result.snippet_initials = stem_initials(result.highlight_query);
+    if (!result.highlight_query.empty()) result.snippet_terms = snippet_terms(result.highlight_query);
     const FieldedBM25Weight weight(ranking.k1, ranking.b);
     const bool by_relevance = options.sort_keys.size() == 0 || options.by_relevance_first;
     // Only a bonus is worth deferring: it checks positions for every match holding all the words. The title

@@ -7,6 +7,7 @@
 #include "index_layout.h"
 #include "kept_tables.h"
 #include "slot_values.h"
+#include "snippets.h"
 #include "term_frequencies.h"
 
 #include <xapian.h>
@@ -120,9 +121,10 @@ struct MatchResult {
     /// query, whose terms snippets highlight.
     Xapian::Query highlight_query;
     mutable std::optional<Xapian::MSet> highlight_mset;
-    /// The first bytes of the stems of the query snippets highlight (for_snippets()'s), which SnippetStemmer stems
-    /// only words beginning with; all bytes where match() did not say.
-    std::bitset<256> snippet_initials = std::bitset<256>().set();
+    /// The terms of for_snippets()'s query that snippets can highlight: SnippetStemmer stems only words beginning as
+    /// one of its stems does, and a snippet walks only the part of a text where such words are (neither where
+    /// match() did not say).
+    SnippetTerms snippet_terms;
     /// The term frequencies the fielded ranking's rewrite read (nullptr without one).
     std::shared_ptr<TermFrequencies> frequencies;
 

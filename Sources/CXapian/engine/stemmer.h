@@ -58,7 +58,7 @@ class SnippetStemmer : public Xapian::StemImplementation {
   public:
     SnippetStemmer() : stemmer_("english", stemmer_capacity) { initials_.set(); }
 
-    /// The first bytes of the stems of the query a snippet is about to highlight (stem_initials()).
+    /// The first bytes of the stems of the query a snippet is about to highlight (SnippetInitials::stems).
     void set_initials(const std::bitset<256> &initials) { initials_ = initials; }
 
     std::string operator()(const std::string &word) override {
@@ -72,19 +72,6 @@ class SnippetStemmer : public Xapian::StemImplementation {
     CachingStemmer stemmer_;
     std::bitset<256> initials_;
 };
-
-/// The first bytes of `query`'s stem terms ("Z" + stem), for SnippetStemmer: all of them where a term is "Z"
-/// alone, which the empty stem would match.
-inline std::bitset<256> stem_initials(const Xapian::Query &query) {
-    std::bitset<256> initials;
-    for (auto term = query.get_unique_terms_begin(); term != query.get_unique_terms_end(); ++term) {
-        const std::string &name = *term;
-        if (name.empty() || name[0] != 'Z') continue;
-        if (name.size() == 1) return initials.set();
-        initials.set(static_cast<unsigned char>(name[1]));
-    }
-    return initials;
-}
 
 /// The stemmer for `language` (a Snowball name), remembering its stems; none (no stemming) for "" or "none".
 inline Xapian::Stem make_stemmer(const std::string &language) {
