@@ -19,6 +19,11 @@ bool has_wildcard(const Xapian::Query &query) {
 
 bool is_capital(unsigned char byte) { return byte >= 'A' && byte <= 'Z'; }
 bool is_digit(unsigned char byte) { return byte >= '0' && byte <= '9'; }
+/// An ASCII capital as Xapian's tokenizer lowercases it; any other byte as it is.
+unsigned char lower(unsigned char byte) { return is_capital(byte) ? byte | 0x20 : byte; }
+
+/// The longest word, in bytes, Xapian's snippet weighs: it passes over longer ones.
+constexpr std::size_t longest_word = 64;
 
 /// ASCII letters and digits, by byte: a table, as the scan for words tests every byte of a text.
 constexpr std::array<bool, 256> ascii_word_bytes = [] {
@@ -56,12 +61,11 @@ std::size_t cut_before(const unsigned char *bytes, std::size_t size, std::size_t
 bool plain_word(const unsigned char *bytes, std::size_t size, std::size_t from, std::size_t to) {
     if (to == size) return true;
     const unsigned char next = bytes[to];
-    if (next >= 0x80 || next == '\'' || next == '&' || next == '_' || next == '+' || next == '#') return false;
-    if ((next == '.' || next == ',' || next == ';') && is_digit(bytes[to - 1]) && to + 1 < size &&
-        is_digit(bytes[to + 1])) {
-        return false;  // 3.14, 1,000
-    }
-    return !(next == '.' && to - from == 1 && is_capital(bytes[from]));  // U.S.A.
+    if (next >= 0x80) return false;
+    if (!joins(next)) return true;
+    if (next != '.' && next != ',' && next != ';') return false;  // ' & _ + # always
+    if (is_digit(bytes[to - 1]) && to + 1 < size && is_digit(bytes[to + 1])) return false;  // 3.14, 1,000
+    return !(next == '.' && to - from == 1 && is_capital(bytes[from]));                    // U.S.A.
 }
 
 }  // namespace
@@ -98,8 +102,7 @@ std::pair<std::size_t, std::size_t> snippet_span(std::string_view text, const Sn
     if (!terms.known) return {0, size};
     const auto *bytes = reinterpret_cast<const unsigned char *>(text.data());
     const std::bitset<256> &initials = terms.initials;
-    bool any_non_ascii = false;
-    for (std::size_t byte = 0x80; byte < 256 && !any_non_ascii; ++byte) any_non_ascii = initials[byte];
+    const bool any_non_ascii = (initials >> 0x80).any();
     const bool dotted_i = initials['i'];  // U+0130, C4 B0
     const bool kelvin = initials['k'];    // U+212A, E2 84 AA
     std::size_t first = size;
@@ -113,13 +116,13 @@ std::pair<std::size_t, std::size_t> snippet_span(std::string_view text, const Sn
         if (is_ascii_word_byte(byte)) {
             do ++at;
             while (at < size && is_ascii_word_byte(bytes[at]));
-            const unsigned char initial = is_capital(byte) ? byte | 0x20 : byte;
+            const unsigned char initial = lower(byte);
             if (!initials[initial]) continue;
             if (!plain_word(bytes, size, begins, at)) {
                 highlighted = true;
-            } else if (at - begins <= 64) {  // Xapian's snippet passes over longer words
+            } else if (at - begins <= longest_word) {
                 word.assign(text.data() + begins, at - begins);
-                for (char &c : word) c = static_cast<char>(is_capital(static_cast<unsigned char>(c)) ? c | 0x20 : c);
+                for (char &c : word) c = static_cast<char>(lower(static_cast<unsigned char>(c)));
                 highlighted = terms.terms.count(word) > 0;
                 if (!highlighted && terms.stem_initials[initial]) {
                     stem_term.assign(1, 'Z');
@@ -162,15 +165,15 @@ std::pair<std::size_t, std::size_t> snippet_span(std::string_view text, const Sn
 std::pair<std::size_t, std::size_t> tail_span(std::string_view text, std::size_t length) {
     const std::size_t size = text.size();
     const auto *bytes = reinterpret_cast<const unsigned char *>(text.data());
-    // The last ASCII letter or digit is in a word the snippet walks, unless that word (with what joins it) may be
-    // longer than the 64 bytes Xapian's snippet passes over words beyond.
+    // The last ASCII letter or digit is in a word the snippet walks, unless that word (with what joins it, and a few
+    // bytes to spare) may be longer than the longest it weighs.
     std::size_t end = size;
     while (end > 0 && !is_ascii_word_byte(bytes[end - 1])) --end;
     std::size_t begin = end;
     while (begin > 0 && (is_ascii_word_byte(bytes[begin - 1]) || joins(bytes[begin - 1]))) --begin;
     const bool joined =
         (begin > 0 && bytes[begin - 1] >= 0x80) || (end < size && (bytes[end] >= 0x80 || joins(bytes[end])));
-    if (end == 0 || end - begin > 60 || joined) return {0, size};
+    if (end == 0 || end - begin > longest_word - 4 || joined) return {0, size};
     const std::size_t reach = length + 2;
     return {end > reach ? cut_before(bytes, size, end - reach) : 0, size};
 }

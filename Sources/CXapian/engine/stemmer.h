@@ -58,7 +58,7 @@ class SnippetStemmer : public Xapian::StemImplementation {
   public:
     SnippetStemmer() : stemmer_("english", stemmer_capacity) { initials_.set(); }
 
-    /// The first bytes of the stems of the query a snippet is about to highlight (SnippetInitials::stems).
+    /// The first bytes of the stems of the query a snippet is about to highlight (SnippetTerms::stem_initials).
     void set_initials(const std::bitset<256> &initials) { initials_ = initials; }
 
     std::string operator()(const std::string &word) override {
