@@ -9,7 +9,8 @@
 
 namespace engine_tests {
 
-TempIndex::TempIndex(std::shared_ptr<const cxapian::WordPairs> pairs, std::shared_ptr<const cxapian::StemTerms> stems)
+TempIndex::TempIndex(std::shared_ptr<const cxapian::WordPairs> pairs, std::shared_ptr<const cxapian::StemTerms> stems,
+                     bool packs)
     : pairs_(std::move(pairs)), stems_(std::move(stems)) {
     const char *tmp = std::getenv("TMPDIR");
     std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/engine-tests.XXXXXX";
@@ -19,6 +20,10 @@ TempIndex::TempIndex(std::shared_ptr<const cxapian::WordPairs> pairs, std::share
     writable_ = Xapian::WritableDatabase(path_, Xapian::DB_CREATE | Xapian::DB_BACKEND_GLASS);
     generator_.set_stemmer(Xapian::Stem("english"));
     generator_.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
+    if (packs) {
+        writable_.set_metadata(packed_positions.key, "0");
+        positions_ = std::make_unique<cxapian::PositionTerms>(packed_positions.key, true);
+    }
 }
 
 TempIndex::~TempIndex() {
@@ -49,6 +54,11 @@ Xapian::docid TempIndex::add(const Item &item) {
         if (name.size() > 1 && name[0] == 'S' && name[1] >= 'a' && name[1] <= 'z') words.push_back(name);
     }
     document.add_value(title_words_slot, Xapian::sortable_serialise(double(words.size())));
+    return add(std::move(document));
+}
+
+Xapian::docid TempIndex::add(Xapian::Document document) {
+    if (positions_) cxapian::pack_positions(document, *positions_, writable_);
     return writable_.add_document(document);
 }
 

@@ -6,6 +6,7 @@
 #define ENGINE_TESTS_FIXTURE_H
 
 #include "match.h"
+#include "positions.h"
 #include "stem_terms.h"
 #include "word_pairs.h"
 
@@ -25,6 +26,8 @@ inline const std::string status_prefix = "XIS";
 constexpr Xapian::valueno modified_slot = 1;
 constexpr Xapian::valueno status_slot = 6;
 constexpr Xapian::valueno title_words_slot = 8;
+/// What says that a packing TempIndex packs its positions (SearchIndexLayout.positionsKey).
+inline const cxapian::PositionsLayout packed_positions{"spotlite.positions"};
 
 /// One document as the tests describe it.
 struct Item {
@@ -38,15 +41,18 @@ struct Item {
 /// mkdtemp made for it).
 class TempIndex {
   public:
-    /// `pairs` and `stems`, if given, are applied to each document as the index writer applies them.
+    /// `pairs` and `stems`, if given, are applied to each document as the index writer applies them; with `packs`,
+    /// its positions are packed into its documents' data (packed_positions), as Spotlite's index writer packs them.
     explicit TempIndex(std::shared_ptr<const cxapian::WordPairs> pairs = nullptr,
-                       std::shared_ptr<const cxapian::StemTerms> stems = nullptr);
+                       std::shared_ptr<const cxapian::StemTerms> stems = nullptr, bool packs = false);
     ~TempIndex();
     TempIndex(const TempIndex &) = delete;
     TempIndex &operator=(const TempIndex &) = delete;
 
     /// Adds `item` as document "Q<n>" (n from 1, in order of adding); its docid.
     Xapian::docid add(const Item &item);
+    /// Adds `document` as it is (packed first, in a packing index); its docid.
+    Xapian::docid add(Xapian::Document document);
     void commit() { writable_.commit(); }
 
     const std::string &path() const { return path_; }
@@ -61,6 +67,7 @@ class TempIndex {
     Xapian::TermGenerator generator_;
     std::shared_ptr<const cxapian::WordPairs> pairs_;
     std::shared_ptr<const cxapian::StemTerms> stems_;
+    std::unique_ptr<cxapian::PositionTerms> positions_;
     unsigned added_ = 0;
 };
 

@@ -12,8 +12,9 @@
 //                       bonus (phrase_bonus.h), fixed documents (docid_list.h), a deadline (deadline.h)
 //   kept_tables.h       the tables a long-lived reader keeps per revision (document lengths, title words);
 //   slot_values.h       one of them per value slot, for sorts and ranges
-//   index_layout.h      what an index's metadata says of its terms: word_pairs.h (common-word pairs) and
-//                       stem_terms.h (the stems it leaves out)
+//   index_layout.h      what an index's metadata says of its terms: word_pairs.h (common-word pairs),
+//                       stem_terms.h (the stems it leaves out) and positions.h (its positions, packed into each
+//                       document's data, and the phrase checks that read them)
 //   similar.h           more like this; compounds.h compound words; spellings.h the spelling table's words
 //   snippets.h          a hit's snippet, walked over the part of its text it can come from; stemmer.h the
 //                       stemmers that index, parse and highlight
@@ -28,6 +29,7 @@
 #include "compounds.h"
 #include "index_layout.h"
 #include "match.h"
+#include "positions.h"
 #include "query_parts.h"
 #include "similar.h"
 #include "slot_values.h"

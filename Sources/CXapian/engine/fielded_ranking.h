@@ -4,6 +4,7 @@
 #define CXAPIAN_ENGINE_FIELDED_RANKING_H
 
 #include "kept_tables.h"
+#include "positions.h"
 #include "stem_terms.h"
 #include "term_frequencies.h"
 
@@ -41,6 +42,8 @@ struct FieldedRanking : RankingParameters {
     std::shared_ptr<const DocLengths> doc_lengths = nullptr;
     /// Which stem terms the index leaves out (nullptr: it writes them all).
     std::shared_ptr<const StemTerms> stems = nullptr;
+    /// Where the index keeps its positions, for the phrase bonus (empty: Xapian's position lists).
+    PositionsLayout positions;
     /// The term frequencies of the database the query is rewritten for, read once each and kept by the caller for
     /// what it asks after the match (nullptr: the rewrite keeps its own).
     std::shared_ptr<TermFrequencies> frequencies = nullptr;

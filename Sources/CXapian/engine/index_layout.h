@@ -3,6 +3,7 @@
 #ifndef CXAPIAN_ENGINE_INDEX_LAYOUT_H
 #define CXAPIAN_ENGINE_INDEX_LAYOUT_H
 
+#include "positions.h"
 #include "stem_terms.h"
 #include "word_pairs.h"
 
@@ -25,6 +26,8 @@ struct IndexLayout {
     /// project's documents by their domain (empty: every document holds its project's title term).
     std::string container_prefix;
     std::string domain_prefix;
+    /// Where its documents' positions are packed (positions.h); empty: Xapian keeps them, and phrases stay Xapian's.
+    PositionsLayout positions;
 
     /// `query` with each leaf term of a project title replaced by the OR of the domain terms of the documents that
     /// hold it (nothing where none does), under AND, OR, FILTER, AND_NOT, AND_MAYBE, XOR, SYNONYM and MAX nodes, and
@@ -37,14 +40,15 @@ struct IndexLayout {
 class IndexLayoutCache {
   public:
     /// The layout `database` records under metadata keys `pairs_key` and `stems_key` (either may be empty: none), for
-    /// title terms prefixed `title_prefix`. A multi-database's is its first part's: the databases searched together
-    /// share one layout (an index of another is rebuilt).
+    /// title terms prefixed `title_prefix`, its positions where `positions` says (each database searched says for
+    /// itself whether it packs them: PhraseSource). A multi-database's is its first part's: the databases searched
+    /// together share one layout (an index of another is rebuilt).
     IndexLayout get(const Xapian::Database &database, const std::string &pairs_key, const std::string &stems_key,
                     const std::string &title_prefix, const std::string &container_prefix,
-                    const std::string &domain_prefix) {
+                    const std::string &domain_prefix, const PositionsLayout &positions) {
         const std::string uuid = database.get_uuid();
         const std::string key = uuid + '\n' + pairs_key + '\n' + stems_key + '\n' + title_prefix + '\n' +
-                                container_prefix + '\n' + domain_prefix;
+                                container_prefix + '\n' + domain_prefix + '\n' + positions.key;
         std::lock_guard<std::mutex> lock(mutex_);
         if (key != key_ || !layout_.pairs) {
             layout_.pairs = std::make_shared<const WordPairs>(
@@ -53,6 +57,7 @@ class IndexLayoutCache {
                 stems_key.empty() ? std::string() : database.get_metadata(stems_key), title_prefix);
             layout_.container_prefix = container_prefix;
             layout_.domain_prefix = domain_prefix;
+            layout_.positions = positions;
             key_ = key;
         }
         return layout_;

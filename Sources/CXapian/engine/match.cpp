@@ -16,12 +16,13 @@ namespace cxapian {
 
 IndexLayout Reader::index_layout(const LayoutKeys &keys) {
     return layout.get(database, keys.word_pairs_key, keys.stems_key, keys.title_prefix, keys.container_prefix,
-                      keys.domain_prefix);
+                      keys.domain_prefix, PositionsLayout{keys.positions_key});
 }
 
 FieldedRanking make_fielded_ranking(const RankingParameters &parameters, const IndexLayout &layout) {
     FieldedRanking fielded(parameters);
     fielded.stems = layout.stems;
+    fielded.positions = layout.positions;
     return fielded;
 }
 
@@ -35,7 +36,7 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
     }
     result.shards = std::max<Xapian::doccount>(reader.database.size(), 1);
     result.database = reader.database;
-    const IndexLayout layout = reader.index_layout(options.layout);
+    IndexLayout layout = reader.index_layout(options.layout);
     // A long-lived reader's tables of value slots, asked for once per slot in a search (a table is made on a
     // revision's second search that asks for it, not on a search that asks twice).
     std::map<Xapian::valueno, std::shared_ptr<const SlotValues>> slot_tables;
@@ -66,7 +67,7 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
         for (uint32_t shard = 0; shard < facet_shards; ++shard) {
             const Xapian::Database &part = reader.parts[shard];
             Xapian::Enquire counter(part);
-            counter.set_query(until_deadline(matching, result));
+            counter.set_query(until_deadline(check_positions(matching, layout.positions), result));
             counter.set_weighting_scheme(Xapian::BoolWeight());
             counter.set_docid_order(Xapian::Enquire::DONT_CARE);
             for (auto &facet : result.facets) {
@@ -81,10 +82,13 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
                                             : Xapian::Query(Xapian::Query::OP_AND_MAYBE, matching,
                                                             layout.stems->expand(bonus));
         result.snippet_terms = snippet_terms(whole);
+        const Xapian::Query checked = check_positions(whole, layout.positions);
+        // Snippets highlight a phrase's words where they stand together, as the query before its check says.
+        if (!layout.positions.empty() && holds_positional(whole)) result.highlight_query = whole;
         if (options.unweighted) {
-            match_page(reader.database, whole, Xapian::BoolWeight(), options, result);
+            match_page(reader.database, checked, Xapian::BoolWeight(), options, result);
         } else {
-            match_page(reader.database, whole, Xapian::BM25Weight(), options, result);
+            match_page(reader.database, checked, Xapian::BM25Weight(), options, result);
         }
         return;
     }
@@ -105,8 +109,21 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
     }
     // A multi-database's parts each have common words of their own: a pair term means nothing across them.
     const Xapian::Query parsed = reader.database.size() == 1 ? layout.pairs->filter_phrases(asked) : asked;
-    const FieldedQuery fielded =
-        rewrite_for_fields(parsed, bonus, reader.database, fielded_ranking);
+    // A phrase left to check (not looked up by its pair term) may have many candidates, and the bonus's phrase is
+    // checked for each match of its window: a long-lived reader reads their positions from its table (PositionsTable),
+    // not each from the index (a look-up, and the inflating of what Xapian compressed).
+    if (options.kept_tables && reader.database.size() == 1 && !layout.positions.empty() &&
+        (holds_positional(parsed) || holds_positional(bonus))) {
+        layout.positions.table = reader.positions.get(reader.database, "positions", reader.path, [](const auto &db) {
+            auto table = std::make_shared<const PositionsTable>(db);
+            return table->complete() ? table : nullptr;
+        });
+        fielded_ranking.positions = layout.positions;
+    }
+    // The rewrites read Xapian's phrase operators; what is matched checks them against the index's positions.
+    FieldedQuery fielded = rewrite_for_fields(parsed, bonus, reader.database, fielded_ranking);
+    fielded.base = check_positions(fielded.base, layout.positions);
+    fielded.bonus = check_positions(fielded.bonus, layout.positions);
     // Snippets find the query's phrases in the stored text, which lacks the compound parts the index has.
     result.highlight_query = phrases_as_written(query);
     if (!result.highlight_query.empty()) result.snippet_terms = snippet_terms(result.highlight_query);
@@ -122,8 +139,8 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
     if (!by_relevance && one_part && !options.collapse) {
         std::shared_ptr<const SlotValues> table;
         if (options.kept_tables && options.sort_keys.size() == 1) table = slot_table(options.sort_keys[0].slot);
-        match_by_value(reader.database, layout.stems->expand(parsed), fielded, weight, options, result,
-                       std::move(table));
+        match_by_value(reader.database, check_positions(layout.stems->expand(parsed), layout.positions), fielded,
+                       weight, options, result, std::move(table));
     } else if (options.rescore_window > 0 && one_part && by_relevance && extras
                && page_end <= uint64_t(options.rescore_window) * 10) {
         const auto window = static_cast<Xapian::doccount>(std::max<uint64_t>(options.rescore_window, page_end));

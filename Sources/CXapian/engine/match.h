@@ -6,6 +6,7 @@
 #include "fielded_ranking.h"
 #include "index_layout.h"
 #include "kept_tables.h"
+#include "positions.h"
 #include "slot_values.h"
 #include "snippets.h"
 #include "term_frequencies.h"
@@ -32,6 +33,8 @@ struct LayoutKeys {
     std::string title_prefix;
     std::string container_prefix;
     std::string domain_prefix;
+    /// The key that says an index packs its positions (PositionsLayout; empty: Xapian's own position lists).
+    std::string positions_key;
 };
 
 struct SortKey {
@@ -79,6 +82,8 @@ struct Reader {
     cxapian::RevisionTableCache<cxapian::DocLengths> doc_lengths;
     /// The value slots of `database` its searches sort by or range over, when they ask for them.
     cxapian::SlotValuesCache slot_values;
+    /// Every document's packed positions, when its searches check phrases (PositionsTable).
+    cxapian::RevisionTableCache<cxapian::PositionsTable> positions;
     /// What `database`'s metadata records of its terms (its common words, its left-out stem terms).
     cxapian::IndexLayoutCache layout;
 

@@ -34,6 +34,9 @@ PhraseBonusSource *PhraseBonusSource::clone() const {
 void PhraseBonusSource::init(const Xapian::Database &database) {
     // `database` is one part of a multi-database: the idfs and average length stay the whole's, given when made.
     open(database, phrase_.terms, true);
+    std::vector<std::vector<std::string>> parts;
+    for (const auto &term : phrase_.terms) parts.push_back({term});
+    reader_.open(database, ranking_.positions, parts);
     double most = phrase_.title_weight;
     if (!phrase_.title) {
         most = 0;
@@ -42,35 +45,8 @@ void PhraseBonusSource::init(const Xapian::Database &database) {
     set_maxweight(most);
 }
 
-std::vector<Xapian::termpos> PhraseBonusSource::positions(const Xapian::Database &database, Xapian::docid did,
-                                                          const std::string &term) {
-    std::vector<Xapian::termpos> list;
-    for (auto at = database.positionlist_begin(did, term); at != database.positionlist_end(did, term); ++at) {
-        list.push_back(*at);
-    }
-    return list;
-}
-
-bool PhraseBonusSource::holds_phrase(const std::vector<std::vector<Xapian::termpos>> &lists) {
-    if (lists.empty()) return false;
-    for (Xapian::termpos first : lists[0]) {
-        bool all = true;
-        for (size_t i = 1; i < lists.size() && all; ++i) {
-            all = std::binary_search(lists[i].begin(), lists[i].end(), first + static_cast<Xapian::termpos>(i));
-        }
-        if (all) return true;
-    }
-    return false;
-}
-
 double PhraseBonusSource::get_weight() const {
-    const Xapian::docid current = get_docid();
-    std::vector<std::vector<Xapian::termpos>> lists;
-    for (const auto &term : phrase_.terms) {
-        lists.push_back(positions(database(), current, term));
-        if (lists.back().empty()) return 0;
-    }
-    if (!holds_phrase(lists)) return 0;
+    if (!reader_.read(get_docid(), positions_) || !phrase_holds(Proximity::exact, 0, positions_)) return 0;
     if (phrase_.title) return phrase_.title_weight;
     double weight = 0;
     for_each_posting([&](size_t term, const Xapian::PostingIterator &posting) {
@@ -92,15 +68,15 @@ void weigh_phrase_bonus(const Xapian::Database &database, const std::vector<Bonu
                         std::vector<Xapian::docid> &matched, std::vector<double> &weights) {
     std::vector<double> added(documents.size(), 0.0);
     for (const auto &phrase : phrases) {
-        // Xapian's own phrase, over the window alone: its posting lists keep their place in the position table from
-        // one document to the next, where each Database::positionlist_begin() is a look-up of its own. A detail
-        // phrase weighs what its terms weigh under FieldedBM25Weight (BonusPhrase::detail_weight); a title phrase's
-        // terms carry no wdf, so it weighs its title_weight.
+        // The exact phrase over the window alone. A detail phrase weighs what its terms weigh under
+        // FieldedBM25Weight (BonusPhrase::detail_weight); a title phrase's terms carry no wdf, so it weighs its
+        // title_weight.
         std::vector<Xapian::Query> words;
         for (size_t t = 0; t < phrase.terms.size(); ++t) {
             words.emplace_back(phrase.terms[t], 1, static_cast<Xapian::termpos>(t + 1));
         }
-        Xapian::Query exact(Xapian::Query::OP_PHRASE, words.begin(), words.end(), words.size());
+        const Xapian::Query exact = check_positions(
+            Xapian::Query(Xapian::Query::OP_PHRASE, words.begin(), words.end(), words.size()), ranking.positions);
         auto *window = new DocidListSource(documents);
         Xapian::Enquire enquire(database);
         enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, exact, Xapian::Query(window->release())));

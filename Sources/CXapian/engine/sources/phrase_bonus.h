@@ -5,6 +5,7 @@
 
 #include "../fielded_ranking.h"
 #include "../fielded_weight.h"
+#include "../positions.h"
 #include "term_lists.h"
 
 #include <xapian.h>
@@ -54,29 +55,22 @@ class PhraseBonusSource : public TermListsSource {
     std::string get_description() const override;
 
   private:
-    /// The positions of `term` in document `did` of `database`, ascending (none if it does not hold the term).
-    static std::vector<Xapian::termpos> positions(const Xapian::Database &database, Xapian::docid did,
-                                                  const std::string &term);
-
-    /// Whether position lists `lists[0]`, `lists[1]`, ... (each ascending) hold p, p + 1, ... for some p.
-    static bool holds_phrase(const std::vector<std::vector<Xapian::termpos>> &lists);
-
     BonusPhrase phrase_;
     FieldedRanking ranking_;
     double average_length_;
+    /// The phrase's terms' positions in the document at hand (packed in the document's data, or Xapian's lists).
+    mutable PositionReader reader_;
+    mutable std::vector<std::vector<Xapian::termpos>> positions_;
 };
 
 /// The exact-phrase bonus (`phrases`, FieldedQuery::bonus_phrases) of each of `documents` (ascending, without
 /// repeats), weighed as PhraseBonusSource weighs it. Into `matched` and `weights`: the documents a phrase matches,
 /// ascending, and what the bonus adds to each.
 ///
-/// Each phrase is Xapian's own OP_PHRASE, filtered to the documents (OP_FILTER over a DocidListSource; as a filter,
-/// not the optional side of an AND_MAYBE, where Xapian 1.4 misplaces its weight, see PhraseBonusSource), weighed
-/// by FieldedBM25Weight for a detail phrase (what BonusPhrase::detail_weight adds up) and by its title_weight for
-/// a title phrase. Xapian's phrase reads positions through its posting lists, which keep their place in the
-/// position table from one document to the next; each Database::positionlist_begin() is a B-tree look-up of its
-/// own, a block read: reading the posting lists and then the positions here took more block reads
-/// (docs/decisions/0003-phrase-bonus-window.md).
+/// Each phrase is an exact phrase checked against the index's positions (check_positions), filtered to the documents
+/// (OP_FILTER over a DocidListSource; as a filter, not the optional side of an AND_MAYBE, where Xapian 1.4 misplaces
+/// its weight, see PhraseBonusSource), weighed by FieldedBM25Weight for a detail phrase (what
+/// BonusPhrase::detail_weight adds up) and by its title_weight for a title phrase.
 void weigh_phrase_bonus(const Xapian::Database &database, const std::vector<BonusPhrase> &phrases,
                         const std::vector<Xapian::docid> &documents, const FieldedRanking &ranking,
                         std::vector<Xapian::docid> &matched, std::vector<double> &weights);

@@ -1,0 +1,702 @@
+// positions.cpp — PositionTerms, pack_positions, phrase_holds, PositionReader, PhraseSource and check_positions.
+// Called only from inside the C API's guarded entry points, so exceptions thrown here are caught there.
+
+#include "positions.h"
+
+#include "kept_tables.h"
+#include "query_parts.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+
+namespace cxapian {
+
+const std::string PositionTerms::entry_prefix = "P";
+
+namespace {
+
+void append_varint(std::string &out, uint32_t value) {
+    while (value >= 0x80) {
+        out += static_cast<char>((value & 0x7f) | 0x80);
+        value >>= 7;
+    }
+    out += static_cast<char>(value);
+}
+
+/// A number's metadata value: one varint and nothing after it.
+uint32_t stored_number(const std::string &stored) {
+    const char *at = stored.data();
+    const char *const end = at + stored.size();
+    uint32_t number = 0;
+    if (!read_varint(at, end, number) || at != end || number >= PositionTerms::max_numbers) {
+        throw Xapian::DatabaseCorruptError("a positional term's number in the index's metadata is not one");
+    }
+    return number;
+}
+
+/// The next number as the layout's key keeps it (decimal; empty for none given yet).
+uint32_t stored_next(const std::string &stored) {
+    if (stored.empty()) return 0;
+    errno = 0;
+    char *end = nullptr;
+    const unsigned long long value = std::strtoull(stored.c_str(), &end, 10);
+    if (errno != 0 || end != stored.c_str() + stored.size() || stored[0] < '0' || stored[0] > '9' ||
+        value > PositionTerms::max_numbers) {
+        throw Xapian::DatabaseCorruptError("the index's next positional term number is not a number");
+    }
+    return static_cast<uint32_t>(value);
+}
+
+}  // namespace
+
+// ---- PositionTerms ----
+
+uint32_t PositionTerms::number(const std::string &term, Xapian::WritableDatabase &database) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto known = numbers_.find(term);
+    if (known != numbers_.end()) return known->second;
+    const std::string key = entry_prefix + term;
+    if (reads_) {
+        const std::string stored = database.get_metadata(key);
+        if (!stored.empty()) {
+            const uint32_t number = stored_number(stored);
+            if (numbers_.size() >= max_remembered) numbers_.clear();
+            numbers_.emplace(term, number);
+            return number;
+        }
+        if (!next_known_) {
+            next_ = stored_next(database.get_metadata(key_));
+            next_known_ = true;
+        }
+    }
+    if (next_ >= max_numbers) {
+        throw Xapian::InvalidOperationError("the index has numbered as many positional terms as it can; rebuild it");
+    }
+    const uint32_t given = next_++;
+    std::string value;
+    append_varint(value, given);
+    database.set_metadata(key, value);
+    database.set_metadata(key_, std::to_string(next_));
+    // A fresh build's numbers are known here only: it never forgets them.
+    if (reads_ && numbers_.size() >= max_remembered) numbers_.clear();
+    numbers_.emplace(term, given);
+    return given;
+}
+
+void PositionTerms::forget() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!reads_) return;
+    numbers_.clear();
+    next_known_ = false;
+}
+
+std::string PositionsCompactor::resolve_duplicate_metadata(const std::string &key, size_t num_tags,
+                                                           const std::string tags[]) {
+    // Xapian 1.4's glass compaction names the key as its table holds it: after the two bytes that mark user metadata.
+    static const std::string table_prefix("\0\xc0", 2);
+    const bool ours = key == key_ || (key.size() == table_prefix.size() + key_.size() &&
+                                      key.compare(0, table_prefix.size(), table_prefix) == 0 &&
+                                      key.compare(table_prefix.size(), std::string::npos, key_) == 0);
+    if (!ours || num_tags == 0) return num_tags == 0 ? std::string() : tags[0];
+    size_t largest = 0;
+    for (size_t i = 1; i < num_tags; ++i) {
+        if (stored_next(tags[i]) > stored_next(tags[largest])) largest = i;
+    }
+    return tags[largest];
+}
+
+// ---- packing ----
+
+void pack_positions(Xapian::Document &document, PositionTerms &terms, Xapian::WritableDatabase &database) {
+    size_t count = 0;
+    for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
+        count += term.positionlist_count();
+    }
+    // A long document keeps Xapian's position lists: a phrase reads only its words' there, where packed positions
+    // are read whole.
+    if (count > max_packed_positions) return;
+    std::vector<std::pair<Xapian::termpos, uint32_t>> entries;
+    entries.reserve(count);
+    std::vector<std::string> positional;
+    for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
+        if (term.positionlist_count() == 0) continue;
+        positional.push_back(*term);
+        const std::string &name = positional.back();
+        if (name.size() > PositionTerms::max_term_length) continue;
+        const uint32_t number = terms.number(name, database);
+        for (auto position = term.positionlist_begin(); position != term.positionlist_end(); ++position) {
+            entries.emplace_back(*position, number);
+        }
+    }
+    // The wdf stays: only the positions go (a title's terms keep their wdf of 0, a detail's their counts).
+    for (const auto &name : positional) {
+        document.remove_postings(name, 0, std::numeric_limits<Xapian::termpos>::max(), 0);
+    }
+    if (entries.empty()) return;
+    std::sort(entries.begin(), entries.end());
+    std::string value;
+    value.reserve(entries.size() * 2);
+    Xapian::termpos previous = 0;
+    for (const auto &entry : entries) {
+        const Xapian::termpos distance = entry.first - previous;
+        if (distance != 1) {
+            append_varint(value, 0);
+            append_varint(value, distance);
+        }
+        append_varint(value, entry.second + 1);
+        previous = entry.first;
+    }
+    document.set_data(value);
+}
+
+// ---- PositionsTable ----
+
+PositionsTable::PositionsTable(const Xapian::Database &database) : revision_(database.get_revision()) {
+    offsets_.assign(static_cast<size_t>(database.get_lastdocid()) + 2, 0);
+    // The list of every document (the posting list of the empty term), each one's data read in docid order.
+    Xapian::docid next = 1;  // offsets_ is filled up to here
+    const auto end = database.postlist_end(std::string());
+    for (auto posting = database.postlist_begin(std::string()); posting != end; ++posting) {
+        const Xapian::docid did = *posting;
+        if (size_t(did) + 1 >= offsets_.size()) break;
+        const std::string data = database.get_document(did, Xapian::DOC_ASSUME_VALID).get_data();
+        if (bytes_.size() + data.size() > max_bytes) return;  // incomplete: not to be used
+        for (; next <= did; ++next) offsets_[next] = static_cast<uint32_t>(bytes_.size());
+        bytes_ += data;
+    }
+    for (; next < offsets_.size(); ++next) offsets_[next] = static_cast<uint32_t>(bytes_.size());
+    bytes_.shrink_to_fit();
+    complete_ = true;
+}
+
+// ---- the checks ----
+
+namespace {
+
+bool contains(const std::vector<Xapian::termpos> &list, uint64_t position) {
+    return position <= std::numeric_limits<Xapian::termpos>::max() &&
+           std::binary_search(list.begin(), list.end(), static_cast<Xapian::termpos>(position));
+}
+
+/// Some base p ≥ 0 with p + i in lists[i] for every i: ExactPhrasePostList's test. The shortest list proposes the
+/// bases.
+bool exact_holds(const std::vector<std::vector<Xapian::termpos>> &lists) {
+    size_t pivot = 0;
+    for (size_t i = 1; i < lists.size(); ++i) {
+        if (lists[i].size() < lists[pivot].size()) pivot = i;
+    }
+    for (const Xapian::termpos position : lists[pivot]) {
+        if (position < pivot) continue;
+        const uint64_t base = position - pivot;
+        bool all = true;
+        for (size_t i = 0; i < lists.size() && all; ++i) {
+            if (i != pivot) all = contains(lists[i], base + i);
+        }
+        if (all) return true;
+    }
+    return false;
+}
+
+/// PhrasePostList's test, step for step: from each start of the first part, each next part at its first position
+/// after the one before, while the phrase could still end within the window; else the start moves on to the first
+/// position from which it could.
+bool ordered_holds(Xapian::termpos window, const std::vector<std::vector<Xapian::termpos>> &lists) {
+    const size_t count = lists.size();
+    std::vector<size_t> at(count, 0);  // each list's place: its first position not passed over
+    auto skip_to = [&](size_t i, uint64_t position) {
+        while (at[i] < lists[i].size() && lists[i][at[i]] < position) ++at[i];
+        return at[i] < lists[i].size();
+    };
+    for (;;) {
+        const uint64_t base = lists[0][at[0]];
+        uint64_t position = base;
+        uint64_t end = 0;
+        size_t i = 0;
+        do {
+            if (++i == count) return true;
+            if (!skip_to(i, position + 1)) return false;
+            position = lists[i][at[i]];
+            end = position + (count - i);
+        } while (end - base <= window);
+        if (!skip_to(0, end - window)) return false;
+    }
+}
+
+/// Whether each part can take a distinct position, `choices[i]` being the positions (numbered below `positions`)
+/// part i may take: Kuhn's augmenting paths, from each part in turn, searched with a stack of their own (a frame per
+/// part on the path: its next choice to try, and the position it reached for).
+bool distinct_positions(const std::vector<std::vector<size_t>> &choices, size_t positions) {
+    struct Frame {
+        size_t part;
+        size_t next;
+        size_t reached;
+    };
+    std::vector<long> owner(positions, -1);  // the part holding each position, or -1
+    std::vector<char> seen(positions);
+    std::vector<Frame> stack;
+    for (size_t part = 0; part < choices.size(); ++part) {
+        std::fill(seen.begin(), seen.end(), 0);
+        stack.assign(1, Frame{part, 0, 0});
+        bool placed = false;
+        while (!stack.empty() && !placed) {
+            Frame &top = stack.back();
+            if (top.next == choices[top.part].size()) {
+                stack.pop_back();
+                continue;
+            }
+            const size_t position = choices[top.part][top.next++];
+            if (seen[position]) continue;
+            seen[position] = 1;
+            top.reached = position;
+            if (owner[position] < 0) {
+                // The path's end: each part on it takes the position it reached for.
+                for (const Frame &frame : stack) owner[frame.reached] = static_cast<long>(frame.part);
+                placed = true;
+            } else {
+                stack.push_back(Frame{static_cast<size_t>(owner[position]), 0, 0});
+            }
+        }
+        if (!placed) return false;
+    }
+    return true;
+}
+
+/// A distinct position from each list within `window` (the highest less than `window` past the lowest): what
+/// NearPostList looks for. The lowest of such positions is some list's, so each position of a list is tried as the
+/// window's start.
+bool near_holds(Xapian::termpos window, const std::vector<std::vector<Xapian::termpos>> &lists) {
+    const size_t count = lists.size();
+    std::vector<Xapian::termpos> starts;
+    for (const auto &list : lists) starts.insert(starts.end(), list.begin(), list.end());
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    std::vector<size_t> from(count, 0);
+    std::vector<Xapian::termpos> firsts(count);
+    for (const Xapian::termpos start : starts) {
+        const uint64_t limit = uint64_t(start) + window;  // the window: [start, limit)
+        bool each = true;
+        for (size_t i = 0; i < count && each; ++i) {
+            while (from[i] < lists[i].size() && lists[i][from[i]] < start) ++from[i];
+            each = from[i] < lists[i].size() && lists[i][from[i]] < limit;
+            if (each) firsts[i] = lists[i][from[i]];
+        }
+        if (!each) continue;
+        std::sort(firsts.begin(), firsts.end());
+        if (std::adjacent_find(firsts.begin(), firsts.end()) == firsts.end()) return true;
+        // Some parts' first positions coincide (a word named twice, CJK n-grams at one position): which distinct
+        // positions they can take is a matching of parts to the window's positions.
+        std::vector<Xapian::termpos> window_positions;
+        for (size_t i = 0; i < count; ++i) {
+            for (size_t j = from[i]; j < lists[i].size() && lists[i][j] < limit; ++j) {
+                window_positions.push_back(lists[i][j]);
+            }
+        }
+        std::sort(window_positions.begin(), window_positions.end());
+        window_positions.erase(std::unique(window_positions.begin(), window_positions.end()), window_positions.end());
+        if (window_positions.size() < count) continue;
+        std::vector<std::vector<size_t>> choices(count);
+        for (size_t i = 0; i < count; ++i) {
+            for (size_t j = from[i]; j < lists[i].size() && lists[i][j] < limit; ++j) {
+                const auto at = std::lower_bound(window_positions.begin(), window_positions.end(), lists[i][j]);
+                choices[i].push_back(static_cast<size_t>(at - window_positions.begin()));
+            }
+        }
+        if (distinct_positions(choices, window_positions.size())) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+bool phrase_holds(Proximity kind, Xapian::termpos window, const std::vector<std::vector<Xapian::termpos>> &lists) {
+    if (lists.empty()) return false;
+    for (const auto &list : lists) {
+        if (list.empty()) return false;
+    }
+    switch (kind) {
+        case Proximity::exact: return exact_holds(lists);
+        case Proximity::ordered: return ordered_holds(window, lists);
+        case Proximity::near: return near_holds(window, lists);
+    }
+    return false;
+}
+
+// ---- PositionReader ----
+
+void PositionReader::open(const Xapian::Database &database, const PositionsLayout &layout,
+                          const std::vector<std::vector<std::string>> &parts) {
+    database_ = database;
+    parts_ = parts;
+    numbers_.clear();
+    held_ = layout.table;
+    table_ = table_of(held_.get(), database);
+    packed_ = !layout.empty() && !database.get_metadata(layout.key).empty();
+    std::vector<char> found(parts.size(), 0);
+    for (size_t part = 0; part < parts.size(); ++part) {
+        for (const auto &term : parts[part]) {
+            if (database.get_termfreq(term) > 0) found[part] = 1;
+            if (!packed_ || term.size() > PositionTerms::max_term_length) continue;
+            // No number: no document's packed positions hold the term (a long document's may, in Xapian's table).
+            const std::string stored = database.get_metadata(PositionTerms::entry_prefix + term);
+            if (!stored.empty()) numbers_.emplace_back(stored_number(stored), static_cast<uint32_t>(part));
+        }
+    }
+    std::sort(numbers_.begin(), numbers_.end());
+    numbers_.erase(std::unique(numbers_.begin(), numbers_.end()), numbers_.end());
+    mask_ = 0;
+    for (const auto &number : numbers_) mask_ |= uint64_t(1) << (number.first & 63);
+    hopeless_ = std::find(found.begin(), found.end(), 0) != found.end();
+}
+
+bool PositionReader::read(Xapian::docid did, std::vector<std::vector<Xapian::termpos>> &lists) {
+    lists.resize(parts_.size());
+    for (auto &list : lists) list.clear();
+    if (hopeless_) return false;
+    // From the reader's table, else the document's data: one B-tree look-up (a value stream would decode every value it
+    // passes on the way to it). The candidate exists: the posting lists or the caller's match found it.
+    std::string_view packed;
+    if (packed_ && table_ != nullptr) {
+        packed = table_->positions(did);
+    } else if (packed_) {
+        value_ = database_.get_document(did, Xapian::DOC_ASSUME_VALID).get_data();
+        packed = value_;
+    }
+    if (!packed.empty()) {
+        const uint64_t mask = mask_;
+        unpack_positions(packed, [&](uint64_t position, uint32_t number) {
+            if (((mask >> (number & 63)) & 1) == 0) return;
+            if (position > std::numeric_limits<Xapian::termpos>::max()) {
+                throw Xapian::DatabaseCorruptError("a packed position is out of range");
+            }
+            auto at = std::lower_bound(numbers_.begin(), numbers_.end(), std::make_pair(number, uint32_t(0)));
+            for (; at != numbers_.end() && at->first == number; ++at) {
+                auto &list = lists[at->second];
+                // Terms of one part at one position (CJK n-grams) are one position of the part.
+                if (list.empty() || list.back() != position) list.push_back(static_cast<Xapian::termpos>(position));
+            }
+        });
+    } else {
+        // Xapian's position lists: an index that packs none, or a long document of one that does (pack_positions).
+        for (size_t part = 0; part < parts_.size(); ++part) {
+            auto &list = lists[part];
+            for (size_t t = 0; t < parts_[part].size(); ++t) {
+                const std::string &term = parts_[part][t];
+                const auto before = parts_[part].begin() + t;
+                if (std::find(parts_[part].begin(), before, term) != before) continue;  // named twice in the part
+                for (auto at = database_.positionlist_begin(did, term); at != database_.positionlist_end(did, term);
+                     ++at) {
+                    list.push_back(*at);
+                }
+            }
+            if (parts_[part].size() > 1) {
+                std::sort(list.begin(), list.end());
+                list.erase(std::unique(list.begin(), list.end()), list.end());
+            }
+            if (list.empty()) return false;
+        }
+    }
+    for (const auto &list : lists) {
+        if (list.empty()) return false;
+    }
+    return true;
+}
+
+// ---- PhraseSource ----
+
+PhraseSource::PhraseSource(std::vector<std::vector<std::string>> parts, Proximity kind, Xapian::termpos window,
+                           PositionsLayout layout, bool filter)
+    : parts_(std::move(parts)), kind_(kind), window_(window), layout_(std::move(layout)), filter_(filter) {}
+
+PhraseSource *PhraseSource::clone() const { return new PhraseSource(parts_, kind_, window_, layout_, filter_); }
+
+void PhraseSource::init(const Xapian::Database &database) {
+    database_ = database;
+    lists_.clear();
+    current_ = 0;
+    floor_ = 1;
+    started_ = false;
+    termfreq_est_ = 0;
+    termfreq_max_ = 0;
+    reader_.open(database, layout_, parts_);
+    const Xapian::doccount documents = database.get_doccount();
+    // Xapian's estimates for the operator this replaces: each part's (a term's frequency; an OR of terms combined
+    // two least frequent at a time, as OrContext builds its tree, each pair l + r − l·r/N), then the AND of the parts
+    // (MultiAndPostList: the product over N, least frequent first, rounded), then the phrase's share of it.
+    std::vector<double> estimates;
+    Xapian::doccount most = documents;
+    bool empty = documents == 0 || reader_.hopeless();
+    for (const auto &part : parts_) {
+        lists_.emplace_back();
+        std::vector<double> frequencies;
+        uint64_t part_most = 0;
+        for (size_t t = 0; t < part.size(); ++t) {
+            const std::string &term = part[t];
+            const Xapian::doccount frequency = database.get_termfreq(term);
+            if (frequency == 0) continue;
+            frequencies.push_back(frequency);
+            // A term named twice in a part is walked once.
+            if (std::find(part.begin(), part.begin() + t, term) != part.begin() + t) continue;
+            List list{database.postlist_begin(term), database.postlist_end(term), 0};
+            list.docid = list.at == list.end ? 0 : *list.at;
+            lists_.back().push_back(std::move(list));
+            part_most += frequency;
+        }
+        if (frequencies.empty()) {
+            empty = true;
+            continue;
+        }
+        while (frequencies.size() > 1) {
+            std::sort(frequencies.begin(), frequencies.end(), std::greater<double>());
+            const double r = frequencies.back();
+            frequencies.pop_back();
+            const double l = frequencies.back();
+            frequencies.back() = double(Xapian::doccount(l + r - l * r / documents + 0.5));
+        }
+        estimates.push_back(frequencies[0]);
+        most = std::min<Xapian::doccount>(most, Xapian::doccount(std::min<uint64_t>(part_most, documents)));
+    }
+    if (empty) {
+        lists_.clear();
+        started_ = true;  // at the end: nothing to walk
+        return;
+    }
+    std::sort(estimates.begin(), estimates.end());
+    double together = estimates[0];
+    for (size_t i = 1; i < estimates.size(); ++i) together = together * estimates[i] / documents;
+    const Xapian::doccount all = static_cast<Xapian::doccount>(together + 0.5);
+    const Xapian::doccount share = kind_ == Proximity::exact ? 4 : kind_ == Proximity::ordered ? 3 : 2;
+    termfreq_est_ = (filter_ ? documents : all) / share;
+    termfreq_max_ = most;
+}
+
+Xapian::docid PhraseSource::together(Xapian::docid did) {
+    for (;;) {
+        Xapian::docid highest = did;
+        bool same = true;
+        for (auto &part : lists_) {
+            Xapian::docid first = 0;  // the part's first document from `highest` on
+            for (auto &list : part) {
+                if (list.docid != 0 && list.docid < highest) {
+                    if (list.docid + 1 == highest) {
+                        ++list.at;
+                    } else {
+                        list.at.skip_to(highest);
+                    }
+                    list.docid = list.at == list.end ? 0 : *list.at;
+                }
+                if (list.docid != 0 && (first == 0 || list.docid < first)) first = list.docid;
+            }
+            if (first == 0) return 0;  // a part has no more documents
+            if (first != highest) {
+                same = false;
+                highest = first;
+            }
+        }
+        if (same) return highest;
+        did = highest;
+    }
+}
+
+bool PhraseSource::holds(Xapian::docid did) {
+    return reader_.read(did, positions_) && phrase_holds(kind_, window_, positions_);
+}
+
+void PhraseSource::settle(Xapian::docid did) {
+    started_ = true;
+    for (;;) {
+        const Xapian::docid found = together(did);
+        if (found == 0 || holds(found)) {
+            current_ = found;
+            return;
+        }
+        if (found == std::numeric_limits<Xapian::docid>::max()) {
+            current_ = 0;
+            return;
+        }
+        did = found + 1;
+    }
+}
+
+void PhraseSource::next(double) {
+    if (started_ && current_ == 0) return;
+    if (started_ && current_ == std::numeric_limits<Xapian::docid>::max()) {
+        current_ = 0;
+        return;
+    }
+    settle(std::max(started_ ? current_ + 1 : 1, floor_));
+}
+
+void PhraseSource::skip_to(Xapian::docid did, double) {
+    if (started_ && (current_ == 0 || did <= current_)) return;
+    settle(std::max(did, floor_));
+}
+
+bool PhraseSource::check(Xapian::docid did, double) {
+    // At the end, or already there or past it: where skip_to() would be.
+    if (started_ && (current_ == 0 || did <= current_)) return true;
+    // Its positions alone say whether it holds the phrase; the posting lists catch up at the next move.
+    if (did >= floor_ && holds(did)) {
+        started_ = true;
+        current_ = did;
+        return true;
+    }
+    if (did != std::numeric_limits<Xapian::docid>::max()) floor_ = std::max(floor_, did + 1);
+    return false;
+}
+
+std::string PhraseSource::get_description() const {
+    std::string description = "PhraseSource(";
+    description += kind_ == Proximity::exact ? "exact" : kind_ == Proximity::ordered ? "ordered" : "near";
+    description += ' ' + std::to_string(window_);
+    for (const auto &part : parts_) {
+        description += ' ';
+        for (size_t i = 0; i < part.size(); ++i) description += (i ? "|" : "") + part[i];
+    }
+    return description + ")";
+}
+
+// ---- the query ----
+
+namespace {
+
+using Q = Xapian::Query;
+
+bool is_positional(Q::op op) { return op == Q::OP_PHRASE || op == Q::OP_NEAR; }
+
+/// The terms a phrase's part may be, each leaf once (a term named twice twice): a term, or an OR or SYNONYM of them
+/// (how Xapian reads a part's positions: the union of its terms', OrPosPostList); false for anything else.
+bool part_terms(const Q &part, std::vector<std::string> &terms) {
+    switch (part.get_type()) {
+        case Q::LEAF_TERM: {
+            const auto term = part.get_terms_begin();
+            if (term == part.get_terms_end() || (*term).empty()) return false;
+            terms.push_back(*term);  // repeats too: Xapian's estimate counts each leaf
+            return true;
+        }
+        case Q::OP_OR:
+        case Q::OP_SYNONYM:
+            for (size_t i = 0, count = part.get_num_subqueries(); i < count; ++i) {
+                if (!part_terms(part.get_subquery(i), terms)) return false;
+            }
+            return true;
+        default:
+            return false;
+    }
+}
+
+/// The description Xapian writes for `query`'s internals: its own without "Query(" and ")".
+std::string inner_description(const Q &query) {
+    const std::string description = query.get_description();
+    return description.size() >= 7 ? description.substr(6, description.size() - 7) : std::string();
+}
+
+/// A phrase's or NEAR's window. Xapian's public API does not give it; its description does: "(a@1 PHRASE 2 b@2)",
+/// the operator and the window after the first part's own description.
+Xapian::termpos window_of(const Q &query) {
+    const std::string description = inner_description(query);
+    const std::string first = inner_description(query.get_subquery(0));
+    const std::string name = query.get_type() == Q::OP_NEAR ? " NEAR " : " PHRASE ";
+    const size_t at = 1 + first.size();
+    if (description.compare(0, 1, "(") != 0 || description.compare(1, first.size(), first) != 0 ||
+        description.compare(at, name.size(), name) != 0) {
+        throw Xapian::UnimplementedError("cannot read the window of " + query.get_description());
+    }
+    size_t digit = at + name.size();
+    uint64_t window = 0;
+    for (; digit < description.size() && description[digit] >= '0' && description[digit] <= '9'; ++digit) {
+        window = window * 10 + uint64_t(description[digit] - '0');
+        if (window > std::numeric_limits<Xapian::termpos>::max()) break;
+    }
+    if (digit == at + name.size() || window > std::numeric_limits<Xapian::termpos>::max() ||
+        description.compare(digit, 1, " ") != 0) {
+        throw Xapian::UnimplementedError("cannot read the window of " + query.get_description());
+    }
+    return static_cast<Xapian::termpos>(window);
+}
+
+/// A scaled query's factor, which Xapian's public API does not give either: its description starts with it, written
+/// with 20 significant digits (enough to read the same double back).
+double factor_of(const Q &query) {
+    const std::string description = inner_description(query);
+    const char *start = description.c_str();
+    char *end = nullptr;
+    const double factor = std::strtod(start, &end);
+    if (end == start || std::string(end).compare(0, 3, " * ") != 0) {
+        throw Xapian::UnimplementedError("cannot read the factor of " + query.get_description());
+    }
+    return factor;
+}
+
+/// The PhraseSource for the phrase or NEAR `query`; where it is `weighed`, a filter ANDed with its parts.
+Q checked(const Q &query, const PositionsLayout &layout, bool weighed) {
+    const size_t count = query.get_num_subqueries();
+    std::vector<std::vector<std::string>> parts(count);
+    std::vector<Q> subqueries;
+    for (size_t i = 0; i < count; ++i) {
+        subqueries.push_back(query.get_subquery(i));
+        if (!part_terms(subqueries.back(), parts[i])) {
+            throw Xapian::UnimplementedError("a phrase's part must be a word, not " +
+                                             subqueries.back().get_description());
+        }
+    }
+    const Xapian::termpos window = window_of(query);
+    const Proximity kind = query.get_type() == Q::OP_NEAR ? Proximity::near
+                           : window == count               ? Proximity::exact
+                                                           : Proximity::ordered;
+    auto *source = new PhraseSource(std::move(parts), kind, window, layout, weighed);
+    const Q phrase(source->release());
+    if (!weighed) return phrase;
+    // What the operator weighed: its parts' weights (Xapian's phrase postlists weigh as the AND beneath them). An AND
+    // under an AND is one AND to Xapian: the parts join the one around the phrase, as Xapian's own phrase's do.
+    subqueries.push_back(phrase);
+    return Q(Q::OP_AND, subqueries.begin(), subqueries.end());
+}
+
+/// Into `out`, `query` with its phrases checked (check_positions); false, `out` untouched, if it holds none.
+bool check(const Q &query, const PositionsLayout &layout, Q &out) {
+    const Q::op type = query.get_type();
+    if (is_positional(type)) {
+        out = checked(query, layout, true);
+        return true;
+    }
+    if (type == Q::OP_SCALE_WEIGHT && query.get_num_subqueries() == 1) {
+        const Q part = query.get_subquery(0);
+        const double factor = factor_of(query);
+        if (factor == 0 && is_positional(part.get_type())) {
+            out = checked(part, layout, false);  // weighed by nothing: the source weighs nothing
+            return true;
+        }
+        Q inner;
+        if (!check(part, layout, inner)) return false;
+        out = Q(Q::OP_SCALE_WEIGHT, inner, factor);
+        return true;
+    }
+    if (!combines_subqueries(type)) return false;
+    return rewrite_subqueries(query, [&](const Q &part, Q &rewritten) { return check(part, layout, rewritten); },
+                              out);
+}
+
+}  // namespace
+
+bool holds_positional(const Xapian::Query &query) {
+    if (is_positional(query.get_type())) return true;
+    for (size_t i = 0, count = query.get_num_subqueries(); i < count; ++i) {
+        if (holds_positional(query.get_subquery(i))) return true;
+    }
+    return false;
+}
+
+Xapian::Query check_positions(const Xapian::Query &query, const PositionsLayout &layout) {
+    if (layout.empty()) return query;
+    Q out;
+    const Q result = check(query, layout, out) ? out : query;
+    // Left as Xapian's, a phrase would be matched as an AND of its words in an index without Xapian's positions.
+    if (holds_positional(result)) {
+        throw Xapian::UnimplementedError("a phrase inside " + result.get_description() + " cannot be checked");
+    }
+    return result;
+}
+
+}  // namespace cxapian
