@@ -17,8 +17,8 @@ std::string text_of(const char *value) { return value != nullptr ? std::string(v
 
 cxapian::LayoutKeys layout_keys(const cxapian_index_layout *layout) {
     if (layout == nullptr) return {};
-    return {text_of(layout->word_pairs_key), text_of(layout->stems_key), text_of(layout->title_prefix),
-            text_of(layout->container_prefix), text_of(layout->domain_prefix)};
+    return {text_of(layout->word_pairs_key),   text_of(layout->stems_key),     text_of(layout->title_prefix),
+            text_of(layout->container_prefix), text_of(layout->domain_prefix), text_of(layout->positions_key)};
 }
 
 cxapian::RankingParameters ranking_parameters(const cxapian_fielded_ranking &ranking) {

@@ -52,7 +52,7 @@ void cxapian_database_free(cxapian_database *database) { delete database; }
 uint64_t cxapian_database_tables_made(cxapian_database *database) {
     try {
         return database->title_words.tables_made() + database->doc_lengths.tables_made() +
-               database->slot_values.tables_made();
+               database->slot_values.tables_made() + database->positions.tables_made();
     } catch (...) {
         return 0;  // a lock that cannot be taken: nothing made is known
     }
@@ -69,6 +69,12 @@ bool cxapian_database_reopen(cxapian_database *database, bool *changed, cxapian_
 bool cxapian_database_doccount(cxapian_database *database, uint32_t *out, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     *out = database->database.get_doccount();
+    CXAPIAN_GUARD_END(error)
+}
+
+bool cxapian_database_has_positions(cxapian_database *database, bool *out, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = database->database.has_positions();
     CXAPIAN_GUARD_END(error)
 }
 

@@ -110,6 +110,37 @@ bool cxapian_word_sample_choose(const cxapian_word_sample *sample, double min_sh
     CXAPIAN_GUARD_END(error)
 }
 
+/* ---- packed positions ---- */
+
+struct cxapian_position_terms {
+    cxapian::PositionTerms terms;
+};
+
+cxapian_position_terms *cxapian_position_terms_new(const char *key, size_t key_length, bool reads) {
+    try {
+        return new cxapian_position_terms{cxapian::PositionTerms(std::string(key, key_length), reads)};
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void cxapian_position_terms_free(cxapian_position_terms *terms) { delete terms; }
+
+void cxapian_position_terms_forget(cxapian_position_terms *terms) {
+    try {
+        terms->terms.forget();
+    } catch (...) {
+        // Clearing a map and a mutex's lock throw nothing here.
+    }
+}
+
+bool cxapian_document_pack_positions(cxapian_document *document, cxapian_position_terms *terms,
+                                     cxapian_writable_database *database, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    cxapian::pack_positions(document->document, terms->terms, database->database);
+    CXAPIAN_GUARD_END(error)
+}
+
 /* ---- stem terms ---- */
 
 struct cxapian_stem_terms {
@@ -308,12 +339,14 @@ bool cxapian_writable_database_cancel_transaction(cxapian_writable_database *dat
 }
 
 bool cxapian_compact(const char *const *sources, size_t source_count, const char *destination,
-                     cxapian_error **error) {
+                     const char *positions_key, size_t positions_key_length, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
     if (source_count == 0) throw Xapian::InvalidArgumentError("nothing to compact");
     Xapian::Database database;
     for (size_t i = 0; i < source_count; ++i) database.add_database(Xapian::Database(sources[i]));
-    database.compact(destination, Xapian::DB_BACKEND_GLASS, block_size);
+    cxapian::PositionsCompactor compactor(
+        positions_key != nullptr ? std::string(positions_key, positions_key_length) : std::string());
+    database.compact(destination, Xapian::DB_BACKEND_GLASS, block_size, compactor);
     CXAPIAN_GUARD_END(error)
 }
 

@@ -140,11 +140,13 @@ final class ShardedBuild: @unchecked Sendable {
     init(paths: [String], identifierBase: String, commonWords: [String], metadata: [String: String]) {
         running = paths.count
         queues = Array(repeating: [], count: paths.count)
+        // One numbering of the positional terms for all the shards: a term has one number in the merged index.
+        let shards = SearchableIndex.Shards()
         for (shard, path) in paths.enumerated() {
             let thread = Thread { [self] in
                 build(
                     shard: shard, path: path, identifierBase: identifierBase, commonWords: commonWords,
-                    metadata: metadata)
+                    metadata: metadata, shards: shards)
             }
             thread.name = "spotlite rebuild"
             thread.start()
@@ -188,13 +190,15 @@ final class ShardedBuild: @unchecked Sendable {
     }
 
     private func build(
-        shard: Int, path: String, identifierBase: String, commonWords: [String], metadata: [String: String]
+        shard: Int, path: String, identifierBase: String, commonWords: [String], metadata: [String: String],
+        shards: SearchableIndex.Shards
     ) {
         var written = 0
         var skipped: [(uri: String, reason: String)] = []
         do {
             let index = try SearchableIndex(
-                path: path, durable: false, bulkLoad: true, identifierBase: identifierBase, commonWords: commonWords)
+                path: path, durable: false, bulkLoad: true, identifierBase: identifierBase, commonWords: commonWords,
+                shards: shards)
             while let chunk = next(for: shard) {
                 try index.indexSearchableItems(chunk) { item, error in
                     skipped.append((item.uniqueIdentifier, error.message))

@@ -43,8 +43,8 @@ final class DocumentBuilder {
     func document(for item: SearchableItem) throws(XapianError) -> Document {
         let attributes = item.attributeSet
         let document = Document()
-        // No document data: the unique identifier is read back from its value slot, and the text lives in the
-        // store. Nothing is stored twice.
+        // The document's data is left to its packed positions (SearchableIndex): the unique identifier is read back
+        // from its value slot, and the text lives in the store. Nothing is stored twice.
         try document.addBooleanTerm(TermPrefix.uniqueIdentifier + coding.term(item.uniqueIdentifier))
         try document.addBooleanTerm(TermPrefix.domain + coding.term(item.domainIdentifier))
         // The kind term carries a wdf of 1: with the title's wdf 0, a document with no detail would have length 0,

@@ -35,9 +35,14 @@ public final class SearchableIndex {
     ///     Written into a fresh index; an index keeps its own (or none) for its life.
     ///   - prunesStems: whether the index leaves out the stem terms that repeat a word's own term (``StemTerms``): the
     ///     same matches and weights in a smaller index. Decided for a fresh index; an index keeps its choice.
+    ///   - packsPositions: whether the index packs each document's positions into its data (``PositionTerms``)
+    ///     rather than Xapian's position table: the same phrase matches in a smaller index. Decided for a fresh index;
+    ///     an index keeps its choice.
+    ///   - shards: what the shards of a fresh index built side by side share (``Shards``), one of them this; nil for
+    ///     an index of its own.
     public init(
         path: String, durable: Bool = true, bulkLoad: Bool = false, identifierBase: String = "",
-        commonWords: [String] = [], prunesStems: Bool = true
+        commonWords: [String] = [], prunesStems: Bool = true, packsPositions: Bool = true, shards: Shards? = nil
     ) throws(SearchIndexError) {
         commitsEachCall = !bulkLoad
         let database = try xapian { () throws(XapianError) in
@@ -47,17 +52,20 @@ public final class SearchableIndex {
         var base = try xapian { () throws(XapianError) in try database.metadata(SearchIndexLayout.identifierBaseKey) }
         var words = try xapian { () throws(XapianError) in try database.metadata(SearchIndexLayout.wordPairsKey) }
         var stemming = try xapian { () throws(XapianError) in try database.metadata(SearchIndexLayout.stemsKey) }
+        var packing = try xapian { () throws(XapianError) in try database.metadata(SearchIndexLayout.positionsKey) }
         if try xapian({ () throws(XapianError) in try database.metadata(SearchIndexLayout.versionKey) }).isEmpty,
             try xapian({ () throws(XapianError) in try database.documentCount() }) == 0
         {
             base = identifierBase
             words = WordPairs(words: commonWords, titlePrefix: TermPrefix.title).list
             stemming = prunesStems ? SearchQueryParser.stemmingLanguage : ""
+            packing = packsPositions ? "0" : ""  // no number given yet
             try xapian { () throws(XapianError) in
                 try database.setMetadata(SearchIndexLayout.versionKey, SearchIndexLayout.version)
                 try database.setMetadata(SearchIndexLayout.identifierBaseKey, base)
                 try database.setMetadata(SearchIndexLayout.wordPairsKey, words)
                 try database.setMetadata(SearchIndexLayout.stemsKey, stemming)
+                try database.setMetadata(SearchIndexLayout.positionsKey, packing)
                 try database.commit()
             }
         }
@@ -66,6 +74,9 @@ public final class SearchableIndex {
         self.commonWords = common
         let pairs = common.isEmpty ? nil : WordPairs(words: common, titlePrefix: TermPrefix.title)
         self.prunesStems = !stemming.isEmpty
+        positions =
+            packing.isEmpty
+            ? nil : shards?.positions ?? PositionTerms(key: SearchIndexLayout.positionsKey, readsIndex: true)
         // A bulk load leaves the spelling data to one pass over the finished shards (addSpellings(toShards:)).
         builder = try xapian { () throws(XapianError) in
             let stems = stemming.isEmpty ? nil : try StemTerms(language: stemming, titlePrefix: TermPrefix.title)
@@ -74,10 +85,22 @@ public final class SearchableIndex {
         }
     }
 
+    /// What the shards of one fresh index, each filled by a ``SearchableIndex`` of its own and then merged
+    /// (``merge(_:into:)``), share: one numbering of their positional terms, so that a term has one number in the
+    /// merged index. Safe to use from the shards' threads at once.
+    public final class Shards: Sendable {
+        let positions = PositionTerms(key: SearchIndexLayout.positionsKey, readsIndex: false)
+        public init() {}
+    }
+
     /// The index's common words (its pairs of them have terms), as it was made with them.
     public let commonWords: [String]
     /// Whether the index leaves out the stem terms that repeat a word's own term, as it was made to.
     public let prunesStems: Bool
+    /// The numbers of the index's positional terms, if it packs its positions (as it was made to).
+    private let positions: PositionTerms?
+    /// Whether the index packs its documents' positions into their data (``PositionTerms``), as it was made to.
+    public var packsPositions: Bool { positions != nil }
 
     /// How this index keeps identifiers (its base is the one it was made with).
     public let coding: IdentifierCoding
@@ -94,6 +117,9 @@ public final class SearchableIndex {
             for item in items {
                 do throws(XapianError) {
                     let document = try builder.document(for: item)
+                    if let positions {
+                        try document.packPositions(positions, into: database)
+                    }
                     if commitsEachCall {
                         try database.replaceDocument(
                             uniqueTerm: TermPrefix.uniqueIdentifier + coding.term(item.uniqueIdentifier), with: document
@@ -157,6 +183,7 @@ public final class SearchableIndex {
             if inBatch {
                 inBatch = false
                 try? xapian { () throws(XapianError) in try database.cancelTransaction() }
+                positions?.forget()
             }
             throw error
         }
@@ -190,6 +217,8 @@ public final class SearchableIndex {
     public func cancelIndexBatch() throws(SearchIndexError) {
         guard inBatch else { return }
         inBatch = false
+        // The numbers the batch gave went with it.
+        defer { positions?.forget() }
         try xapian { () throws(XapianError) in try database.cancelTransaction() }
     }
 
@@ -211,9 +240,12 @@ public final class SearchableIndex {
     }
 
     /// Merges complete indexes (closed after ``commit(clientState:)``) into one new, compacted index at
-    /// `destination`, with Xapian's compaction: their documents, spelling data and metadata (first source wins).
+    /// `destination`, with Xapian's compaction: their documents, spelling data and metadata (first source wins, but
+    /// for the next positional term number: the largest, as the shards of one build share their numbers).
     public static func merge(_ sources: [String], into destination: String) throws(SearchIndexError) {
-        try xapian { () throws(XapianError) in try WritableDatabase.compact(from: sources, to: destination) }
+        try xapian { () throws(XapianError) in
+            try WritableDatabase.compact(from: sources, to: destination, positionsKey: SearchIndexLayout.positionsKey)
+        }
     }
 
     /// What is wrong with the index database at `path`, or nil if Xapian's full check (every block of every table,
@@ -253,6 +285,8 @@ public final class SearchableIndex {
                 inBatch = false
                 try? database.cancelTransaction()
             }
+            // Numbers given since the last commit may be gone with the batch; the index says again what it has.
+            positions?.forget()
             throw SearchIndexError(error)
         }
     }

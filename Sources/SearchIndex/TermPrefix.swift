@@ -131,7 +131,9 @@ public enum SearchIndexLayout {
     /// author terms on items, the closing time, tags, assignees and resolution in value slots 9–12; none on a document
     /// without them.
     /// 11: commenter terms on items (``TermPrefix/commenter``), for `involves:`.
-    public static let version = "11"
+    /// 12: a document's positions packed into its data (``positionsKey``), not in Xapian's position table (but a long
+    /// document's).
+    public static let version = "12"
     /// Metadata key holding ``version``.
     public static let versionKey = "spotlite.layout"
     /// Metadata key holding the base of the index's short identifiers (``IdentifierCoding/base``).
@@ -142,11 +144,17 @@ public enum SearchIndexLayout {
     /// Metadata key holding the language of the stem terms the index leaves out where they repeat a word's own term
     /// (``StemTerms``), or nothing for an index that writes them all: decided when the index is made, for its life.
     public static let stemsKey = "spotlite.stems"
-    /// What a query reads of the index's layout: its common words and its stems (from the index's metadata), and that
-    /// only projects hold their title's term.
+    /// Metadata key saying that the index packs its documents' positions into their data (CXapian's
+    /// `engine/positions.h`: the title's and detail's terms in the order of the text, each as its number; a document
+    /// of over 256 positions keeps them in Xapian's position table), holding the next number to give a positional
+    /// term: each term's number is the metadata entry `P` + the term (a varint), given when a packed document first
+    /// holds it. Decided when the index is made, for its life. Phrases, `ADJ` and `NEAR` are checked against them.
+    public static let positionsKey = "spotlite.positions"
+    /// What a query reads of the index's layout: its common words and its stems (from the index's metadata), that
+    /// only projects hold their title's term, and where its positions are packed.
     public static let queryLayout = IndexLayout(
         titlePrefix: TermPrefix.title, wordPairsKey: wordPairsKey, stemsKey: stemsKey,
-        containerPrefix: TermPrefix.containerTitle, domainPrefix: TermPrefix.domain)
+        containerPrefix: TermPrefix.containerTitle, domainPrefix: TermPrefix.domain, positionsKey: positionsKey)
     /// Metadata key holding the client state of the last batch.
     public static let clientStateKey = "spotlite.client-state"
 }

@@ -64,6 +64,16 @@ public final class Database {
         return Int(count)
     }
 
+    /// Whether any document holds a position in Xapian's position table (an index that packs its positions into
+    /// values, ``PositionTerms``, holds none there).
+    public var hasPositions: Bool {
+        get throws(XapianError) {
+            var holds = false
+            try check { cxapian_database_has_positions(handle, &holds, $0) }
+            return holds
+        }
+    }
+
     /// Whether any document is indexed by `term`.
     public func termExists(_ term: String) throws(XapianError) -> Bool {
         var exists = false

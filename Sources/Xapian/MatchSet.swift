@@ -250,16 +250,21 @@ public struct IndexLayout: Sendable, Equatable {
     /// domain terms of the documents holding them. Nil where every document holds its project's title term.
     public var containerPrefix: String?
     public var domainPrefix: String?
+    /// The key that says an index packs its documents' positions into their data (``PositionTerms``): phrases are
+    /// checked against them (against Xapian's position lists in an index without the key). Nil: phrases are Xapian's
+    /// own operators.
+    public var positionsKey: String?
 
     public init(
         titlePrefix: String, wordPairsKey: String? = nil, stemsKey: String? = nil, containerPrefix: String? = nil,
-        domainPrefix: String? = nil
+        domainPrefix: String? = nil, positionsKey: String? = nil
     ) {
         self.titlePrefix = titlePrefix
         self.wordPairsKey = wordPairsKey
         self.stemsKey = stemsKey
         self.containerPrefix = containerPrefix
         self.domainPrefix = domainPrefix
+        self.positionsKey = positionsKey
     }
 
     /// Calls `body` with `layout` as C sees it (nil for none), valid during the call.
@@ -273,16 +278,21 @@ public struct IndexLayout: Sendable, Equatable {
         let stems = layout.stemsKey.map { Array($0.utf8CString) } ?? []
         let containers = layout.containerPrefix.map { Array($0.utf8CString) } ?? []
         let domains = layout.domainPrefix.map { Array($0.utf8CString) } ?? []
+        let positions = layout.positionsKey.map { Array($0.utf8CString) } ?? []
         return try prefix.withUnsafeBufferPointer { prefix throws(XapianError) in
             try pairs.withUnsafeBufferPointer { pairs throws(XapianError) in
                 try stems.withUnsafeBufferPointer { stems throws(XapianError) in
                     try containers.withUnsafeBufferPointer { containers throws(XapianError) in
                         try domains.withUnsafeBufferPointer { domains throws(XapianError) in
-                            let raw = cxapian_index_layout(
-                                title_prefix: prefix.baseAddress, word_pairs_key: pairs.baseAddress,
-                                stems_key: stems.baseAddress, container_prefix: containers.baseAddress,
-                                domain_prefix: domains.baseAddress)
-                            return try withUnsafePointer(to: raw) { pointer throws(XapianError) in try body(pointer) }
+                            try positions.withUnsafeBufferPointer { positions throws(XapianError) in
+                                let raw = cxapian_index_layout(
+                                    title_prefix: prefix.baseAddress, word_pairs_key: pairs.baseAddress,
+                                    stems_key: stems.baseAddress, container_prefix: containers.baseAddress,
+                                    domain_prefix: domains.baseAddress, positions_key: positions.baseAddress)
+                                return try withUnsafePointer(to: raw) { pointer throws(XapianError) in
+                                    try body(pointer)
+                                }
+                            }
                         }
                     }
                 }

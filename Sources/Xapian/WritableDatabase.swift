@@ -148,13 +148,20 @@ public final class WritableDatabase {
 
     /// Merges the databases at `sources` into one new, compacted database at `destination` (Xapian's
     /// `Database::compact`): documents are renumbered in the order given, spelling frequencies are summed, and a
-    /// metadata key takes its value from the first source that has it.
-    public static func compact(from sources: [String], to destination: String) throws(XapianError) {
+    /// metadata key takes its value from the first source that has it, but `positionsKey`, which takes the largest
+    /// of the sources' next numbers (``PositionTerms``: each shard of a build wrote the one it last knew).
+    public static func compact(from sources: [String], to destination: String, positionsKey: String? = nil)
+        throws(XapianError)
+    {
         var pointers = sources.map { strdup($0) }
         defer { for pointer in pointers { free(pointer) } }
         try pointers.withUnsafeMutableBufferPointer { buffer throws(XapianError) in
             let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: UnsafePointer<CChar>?.self)
-            try check { cxapian_compact(base, buffer.count, destination, $0) }
+            try (positionsKey ?? "").withBytes { (key, count) throws(XapianError) in
+                try check {
+                    cxapian_compact(base, buffer.count, destination, positionsKey == nil ? nil : key, count, $0)
+                }
+            }
         }
     }
 }

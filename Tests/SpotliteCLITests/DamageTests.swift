@@ -51,9 +51,11 @@ import Testing
         #expect(cli("export").stdout == before)
     }
 
-    @Test func aZeroedPositionBlockIsFoundAndPhraseSearchesWorkAfterTheRebuild() throws {
+    /// The posting table holds the documents' packed positions and the numbers of their terms (layout 12: no
+    /// position table), which a phrase reads.
+    @Test func aZeroedPostingBlockIsFoundAndPhraseSearchesWorkAfterTheRebuild() throws {
         let cli = CLI.withSamples()
-        try Self.zeroFirstBlock(try Self.generationPath(cli) + "/position.glass")
+        try Self.zeroFirstBlock(try Self.generationPath(cli) + "/postlist.glass")
         let verify = cli("verify")
         #expect(verify.status == 1)
         #expect(verify.stdout.contains("damaged  "), "\(verify.stdout)")
@@ -69,7 +71,7 @@ import Testing
         #expect(watch.waitUntilWatching())
         // A small table is one block (16 KiB), its root: the watcher's reader check may meet it before the full
         // check does ("cannot be read" rather than "is damaged"); either way it rebuilds.
-        try Self.zeroFirstBlock(try Self.generationPath(cli) + "/position.glass")
+        try Self.zeroFirstBlock(try Self.generationPath(cli) + "/termlist.glass")
         #expect(watch.waitForLog("rebuilding the index from the store: the index "))
         #expect(watch.waitForLog("rebuilt the index"))
         #expect(cli.waitForWatcher().status == 0)

@@ -120,6 +120,27 @@ void cxapian_stem_terms_free(cxapian_stem_terms *stems);
 bool cxapian_document_prune_stems(cxapian_document *document, const cxapian_stem_terms *stems, const char *length_term,
                                   size_t length, cxapian_error **error);
 
+/* ---- packed positions ------------------------------------------------------------------------ */
+
+/** The numbers of an index's positional terms (engine/positions.h): a document's positions are kept as its data,
+ *  its terms in the order of its text, each as its number, and not in Xapian's position table (but a long
+ *  document's). The numbers live in the index's metadata; the next one under `key`, which also says that the index
+ *  packs its positions. */
+typedef struct cxapian_position_terms cxapian_position_terms;
+
+/** For the index whose positions key is `key`. `reads`: numbers it does not know are read from the database asked
+ *  for (an index written to over time); false for the shards of a fresh build, which share one object (safe to use
+ *  from several threads, each with its own database) whose numbers none of them has yet. NULL only when out of
+ *  memory. */
+cxapian_position_terms *cxapian_position_terms_new(const char *key, size_t key_length, bool reads);
+void cxapian_position_terms_free(cxapian_position_terms *terms);
+/** Forgets the numbers read or given: after a cancelled transaction, which took back the ones written. */
+void cxapian_position_terms_forget(cxapian_position_terms *terms);
+/** Packs `document`'s positions (all of its text indexed) into its data and removes them from its terms, whose wdf
+ *  stay; numbers it gives are written into `database`'s metadata. A document of over 256 positions keeps Xapian's. */
+bool cxapian_document_pack_positions(cxapian_document *document, cxapian_position_terms *terms,
+                                     cxapian_writable_database *database, cxapian_error **error);
+
 /** What an index's metadata records of its terms, for queries to read (once per database). */
 typedef struct {
     /** Title terms are this prefix + word. */
@@ -133,6 +154,10 @@ typedef struct {
      *  the documents holding them. NULL for an index whose every document holds its project's title term. */
     const char *container_prefix;
     const char *domain_prefix;
+    /** The metadata key that says an index packs its documents' positions into their data (cxapian_position_terms):
+     *  phrases are then checked against them (an index without the key: against Xapian's position lists). NULL:
+     *  phrases stay Xapian's own operators. */
+    const char *positions_key;
 } cxapian_index_layout;
 
 /** Makes the generator split spans of CJK characters into unigrams and bigrams (Xapian's FLAG_CJK_NGRAM), which
@@ -158,6 +183,8 @@ void cxapian_tables_wait(void);
 /** Reopens at the latest committed revision; *changed tells whether it moved. */
 bool cxapian_database_reopen(cxapian_database *database, bool *changed, cxapian_error **error);
 bool cxapian_database_doccount(cxapian_database *database, uint32_t *out, cxapian_error **error);
+/** Whether any document holds a position in Xapian's position table (an index that packs them has none there). */
+bool cxapian_database_has_positions(cxapian_database *database, bool *out, cxapian_error **error);
 bool cxapian_database_term_exists(cxapian_database *database, const char *term, size_t length, bool *out,
                                   cxapian_error **error);
 /** Metadata value for key in one of the databases opened (part: its position in cxapian_database_open_many's
@@ -241,10 +268,11 @@ bool cxapian_writable_database_commit_transaction(cxapian_writable_database *dat
 bool cxapian_writable_database_cancel_transaction(cxapian_writable_database *database,
                                                   cxapian_error **error);
 /** Merges the databases at `sources` (documents renumbered in order; spelling frequencies summed; metadata
- *  from the first source that has the key) into one new, compacted database at `destination`, of 16 KiB blocks (as
+ *  from the first source that has the key, but under `positions_key`, NULL for none, the largest of the sources'
+ *  next numbers: cxapian_position_terms) into one new, compacted database at `destination`, of 16 KiB blocks (as
  *  every database this library creates). */
 bool cxapian_compact(const char *const *sources, size_t source_count, const char *destination,
-                     cxapian_error **error);
+                     const char *positions_key, size_t positions_key_length, cxapian_error **error);
 /** Checks the integrity of the database at `path` as `xapian-check` does: every block of every table, and the
  *  tables against each other. `*problems` is the number of inconsistencies found and `*text` (malloc'ed,
  *  `*text_length` bytes) what the check printed about them. Damage the check cannot get past is returned as
