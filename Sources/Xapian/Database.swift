@@ -65,7 +65,7 @@ public final class Database {
     }
 
     /// Whether any document holds a position in Xapian's position table (an index that packs its positions into
-    /// values, ``PositionTerms``, holds none there).
+    /// each document's data, ``PositionTerms``, holds only its long documents' there).
     public var hasPositions: Bool {
         get throws(XapianError) {
             var holds = false

@@ -3,9 +3,8 @@ import CXapian
 /// The numbers of an index's positional terms. An index packs each document's positions into the document's data,
 /// its terms in the order of its text, each written as its number, and keeps them out of Xapian's position table (the
 /// largest table of an index of short documents; a long document keeps its positions there): see CXapian's
-/// `engine/positions.h`. The numbers live in the index's
-/// metadata, the next one under the layout's key, whose presence says that the index packs its positions. Searches
-/// read them through ``IndexLayout/positionsKey``.
+/// `engine/positions.h`. The numbers live in the index's metadata, the next one under the layout's key, whose presence
+/// says that the index packs its positions. Searches read them through ``IndexLayout/positionsKey``.
 ///
 /// One object per writer of an index; the shards of a fresh build share one (its numbers are theirs alone, and it is
 /// safe to use from their threads at once).
