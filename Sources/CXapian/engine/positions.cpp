@@ -136,19 +136,19 @@ void pack_positions(Xapian::Document &document, PositionTerms &terms, Xapian::Wr
     }
     if (entries.empty()) return;
     std::sort(entries.begin(), entries.end());
-    std::string value;
-    value.reserve(entries.size() * 2);
+    std::string packed;
+    packed.reserve(entries.size() * 2);
     Xapian::termpos previous = 0;
     for (const auto &entry : entries) {
         const Xapian::termpos distance = entry.first - previous;
         if (distance != 1) {
-            append_varint(value, 0);
-            append_varint(value, distance);
+            append_varint(packed, 0);
+            append_varint(packed, distance);
         }
-        append_varint(value, entry.second + 1);
+        append_varint(packed, entry.second + 1);
         previous = entry.first;
     }
-    document.set_data(value);
+    document.set_data(packed);
 }
 
 // ---- PositionsTable ----

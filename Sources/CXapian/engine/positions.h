@@ -9,10 +9,10 @@
 // among the index's positional terms (PositionTerms, kept in the index's metadata), a byte or two for most.
 //
 // A phrase or a NEAR is then a PhraseSource: the documents holding a term of each of its parts, each checked against
-// its value as Xapian 1.4 checks positions (ExactPhrasePostList, PhrasePostList, NearPostList), with their match
-// estimates. check_positions() puts one in place of every OP_PHRASE and OP_NEAR of a query about to be matched, so the
-// rewrites before it (pair terms, the fielded ranking) still see Xapian's operators. An index with no such value (one
-// made before, or a copy of one) is read from Xapian's own position lists instead: the same check over either.
+// its packed positions as Xapian 1.4 checks positions (ExactPhrasePostList, PhrasePostList, NearPostList), with their
+// match estimates. check_positions() puts one in place of every OP_PHRASE and OP_NEAR of a query about to be matched,
+// so the rewrites before it (pair terms, the fielded ranking) still see Xapian's operators. An index that packs none
+// (one made before, or a copy of one) is read from Xapian's own position lists instead: the same check over either.
 
 #ifndef CXAPIAN_ENGINE_POSITIONS_H
 #define CXAPIAN_ENGINE_POSITIONS_H
@@ -126,9 +126,9 @@ class PositionsCompactor : public Xapian::Compactor {
     std::string key_;
 };
 
-/// A document with more positions than this keeps them in Xapian's position table: a phrase's check reads a packed
-/// value whole, and Xapian's lists only for the phrase's words. Few documents are that long, and an index's bytes of
-/// positions are mostly the B-tree items of its many short ones.
+/// A document with more positions than this keeps them in Xapian's position table: a phrase's check reads a document's
+/// packed positions whole, and Xapian's lists only for the phrase's words. Few documents are that long, and an index's
+/// bytes of positions are mostly the B-tree items of its many short ones.
 constexpr size_t max_packed_positions = 256;
 
 /// Packs the positions of `document` (its text indexed) into its data and removes them from its terms, whose wdf
@@ -137,10 +137,10 @@ constexpr size_t max_packed_positions = 256;
 void pack_positions(Xapian::Document &document, PositionTerms &terms, Xapian::WritableDatabase &database);
 
 /// Calls `body(position, number)` for each entry of a document's packed positions, in the order of the text
-/// (ascending positions, terms at one position by number). The position is 64 bits wide, which no sum of a value's
+/// (ascending positions, terms at one position by number). The position is 64 bits wide, which no sum of the packed
 /// distances overflows: a caller keeping one checks that it fits a Xapian::termpos. Throws
-/// Xapian::DatabaseCorruptError for a value that is not one.
-template <typename Body> void unpack_positions(std::string_view value, Body body);
+/// Xapian::DatabaseCorruptError for data that are not packed positions.
+template <typename Body> void unpack_positions(std::string_view packed, Body body);
 
 /// How a phrase's parts must stand: each at the position after the one before (an exact phrase, Xapian's
 /// ExactPhrasePostList), in order within a window (PhrasePostList), or in any order within a window (NearPostList).
@@ -296,9 +296,9 @@ inline uint32_t next_varint(const char *&at, const char *end) {
     throw Xapian::DatabaseCorruptError("a document's packed positions are cut short");
 }
 
-template <typename Body> void unpack_positions(std::string_view value, Body body) {
-    const char *at = value.data();
-    const char *const end = at + value.size();
+template <typename Body> void unpack_positions(std::string_view packed, Body body) {
+    const char *at = packed.data();
+    const char *const end = at + packed.size();
     uint64_t position = 0;
     while (at != end) {
         uint32_t entry = next_varint(at, end);
