@@ -29,8 +29,9 @@ struct cxapian_term_generator {
 /// A database opened for searching: the engine's reader.
 struct cxapian_database : cxapian::Reader {};
 
+/// A database opened for writing: each commit records the documents it wrote (engine/changes.h).
 struct cxapian_writable_database {
-    Xapian::WritableDatabase database;
+    cxapian::RecordingWriter writer;
 };
 
 struct cxapian_query {

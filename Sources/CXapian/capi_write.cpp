@@ -137,7 +137,8 @@ void cxapian_position_terms_forget(cxapian_position_terms *terms) {
 bool cxapian_document_pack_positions(cxapian_document *document, cxapian_position_terms *terms,
                                      cxapian_writable_database *database, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    cxapian::pack_positions(document->document, terms->terms, database->database);
+    database->writer.changed();  // the terms' numbers it gives are written to the metadata
+    cxapian::pack_positions(document->document, terms->terms, database->writer.database());
     CXAPIAN_GUARD_END(error)
 }
 
@@ -230,8 +231,8 @@ bool cxapian_writable_database_open(const char *path, int flags, cxapian_writabl
         default: throw Xapian::InvalidArgumentError("unknown open action");
     }
     if (flags & CXAPIAN_DB_NO_SYNC) action |= Xapian::DB_NO_SYNC;
-    *out = new cxapian_writable_database{
-        cxapian::open_writable(path, action | Xapian::DB_BACKEND_GLASS, static_cast<int>(block_size))};
+    *out = new cxapian_writable_database{cxapian::RecordingWriter(
+        cxapian::open_writable(path, action | Xapian::DB_BACKEND_GLASS, static_cast<int>(block_size)))};
     CXAPIAN_GUARD_END(error)
 }
 
@@ -244,7 +245,7 @@ void cxapian_writable_database_free(cxapian_writable_database *database) {
 
 bool cxapian_writable_database_close(cxapian_writable_database *database, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    database->database.close();
+    database->writer.database().close();
     CXAPIAN_GUARD_END(error)
 }
 
@@ -252,14 +253,14 @@ bool cxapian_writable_database_replace_document(cxapian_writable_database *datab
                                                 size_t length, cxapian_document *document,
                                                 cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    database->database.replace_document(std::string(unique_term, length), document->document);
+    database->writer.replace(std::string(unique_term, length), document->document);
     CXAPIAN_GUARD_END(error)
 }
 
 bool cxapian_writable_database_add_document(cxapian_writable_database *database, cxapian_document *document,
                                             cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    database->database.add_document(document->document);
+    database->writer.add(document->document);
     CXAPIAN_GUARD_END(error)
 }
 
@@ -270,7 +271,8 @@ bool cxapian_writable_database_add_spellings(cxapian_writable_database *database
     std::vector<std::string> list;
     std::istringstream lines(std::string(words, length));
     for (std::string word; std::getline(lines, word);) list.push_back(std::move(word));
-    cxapian::add_spellings(database->database, std::move(list), title_prefix != nullptr ? title_prefix : "",
+    database->writer.changed();
+    cxapian::add_spellings(database->writer.database(), std::move(list), title_prefix != nullptr ? title_prefix : "",
                            minimum_frequency);
     CXAPIAN_GUARD_END(error)
 }
@@ -286,7 +288,7 @@ bool cxapian_add_spellings_from_shards(const char *const *paths, size_t count, c
 bool cxapian_writable_database_delete_documents(cxapian_writable_database *database, const char *term,
                                                 size_t length, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    database->database.delete_document(std::string(term, length));
+    database->writer.remove(std::string(term, length));
     CXAPIAN_GUARD_END(error)
 }
 
@@ -294,7 +296,7 @@ bool cxapian_writable_database_set_metadata(cxapian_writable_database *database,
                                             size_t key_length, const char *value, size_t value_length,
                                             cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    database->database.set_metadata(std::string(key, key_length), std::string(value, value_length));
+    database->writer.set_metadata(std::string(key, key_length), std::string(value, value_length));
     CXAPIAN_GUARD_END(error)
 }
 
@@ -302,39 +304,39 @@ bool cxapian_writable_database_get_metadata(cxapian_writable_database *database,
                                             size_t key_length, char **out, size_t *out_length,
                                             cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    hand_out(database->database.get_metadata(std::string(key, key_length)), out, out_length);
+    hand_out(database->writer.database().get_metadata(std::string(key, key_length)), out, out_length);
     CXAPIAN_GUARD_END(error)
 }
 
 bool cxapian_writable_database_doccount(cxapian_writable_database *database, uint32_t *out,
                                         cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    *out = database->database.get_doccount();
+    *out = database->writer.database().get_doccount();
     CXAPIAN_GUARD_END(error)
 }
 
 bool cxapian_writable_database_commit(cxapian_writable_database *database, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    database->database.commit();
+    database->writer.commit();
     CXAPIAN_GUARD_END(error)
 }
 
 bool cxapian_writable_database_begin_transaction(cxapian_writable_database *database, bool flushed,
                                                  cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    database->database.begin_transaction(flushed);
+    database->writer.begin_transaction(flushed);
     CXAPIAN_GUARD_END(error)
 }
 
 bool cxapian_writable_database_commit_transaction(cxapian_writable_database *database, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    database->database.commit_transaction();
+    database->writer.commit_transaction();
     CXAPIAN_GUARD_END(error)
 }
 
 bool cxapian_writable_database_cancel_transaction(cxapian_writable_database *database, cxapian_error **error) {
     CXAPIAN_GUARD_BEGIN
-    database->database.cancel_transaction();
+    database->writer.cancel_transaction();
     CXAPIAN_GUARD_END(error)
 }
 

@@ -17,25 +17,39 @@ TempIndex::TempIndex(std::shared_ptr<const cxapian::WordPairs> pairs, std::share
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot make a temporary directory");
     directory_ = pattern;
     path_ = directory_ + "/index";
-    writable_ = Xapian::WritableDatabase(path_, Xapian::DB_CREATE | Xapian::DB_BACKEND_GLASS);
+    writer_ = std::make_unique<cxapian::RecordingWriter>(
+        Xapian::WritableDatabase(path_, Xapian::DB_CREATE | Xapian::DB_BACKEND_GLASS));
     generator_.set_stemmer(Xapian::Stem("english"));
     generator_.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
     if (packs) {
-        writable_.set_metadata(packed_positions.key, "0");
+        writer_->set_metadata(packed_positions.key, "0");
         positions_ = std::make_unique<cxapian::PositionTerms>(packed_positions.key, true);
     }
 }
 
 TempIndex::~TempIndex() {
-    writable_.close();
+    writer_->database().close();
     std::error_code ignored;
     std::filesystem::remove_all(directory_, ignored);
 }
 
 Xapian::docid TempIndex::add(const Item &item) {
+    return add(document(++added_, item));
+}
+
+Xapian::docid TempIndex::replace(unsigned number, const Item &item) {
+    Xapian::Document made = document(number, item);
+    if (positions_) cxapian::pack_positions(made, *positions_, writer_->database());
+    return writer_->replace(unique_prefix + std::to_string(number), made);
+}
+
+void TempIndex::remove(unsigned number) {
+    writer_->remove(unique_prefix + std::to_string(number));
+}
+
+Xapian::Document TempIndex::document(unsigned number, const Item &item) {
     Xapian::Document document;
-    ++added_;
-    document.add_boolean_term(unique_prefix + std::to_string(added_));
+    document.add_boolean_term(unique_prefix + std::to_string(number));
     document.add_term("XKitem", 1);  // the kind term, whose wdf keeps a title-only document's length above 0
     if (!item.status.empty()) {
         document.add_boolean_term(status_prefix + item.status);
@@ -54,12 +68,12 @@ Xapian::docid TempIndex::add(const Item &item) {
         if (name.size() > 1 && name[0] == 'S' && name[1] >= 'a' && name[1] <= 'z') words.push_back(name);
     }
     document.add_value(title_words_slot, Xapian::sortable_serialise(double(words.size())));
-    return add(std::move(document));
+    return document;
 }
 
 Xapian::docid TempIndex::add(Xapian::Document document) {
-    if (positions_) cxapian::pack_positions(document, *positions_, writable_);
-    return writable_.add_document(document);
+    if (positions_) cxapian::pack_positions(document, *positions_, writer_->database());
+    return writer_->add(document);
 }
 
 std::unique_ptr<cxapian::Reader> TempIndex::reader() const {

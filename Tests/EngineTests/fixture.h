@@ -5,6 +5,7 @@
 #ifndef ENGINE_TESTS_FIXTURE_H
 #define ENGINE_TESTS_FIXTURE_H
 
+#include "changes.h"
 #include "match.h"
 #include "positions.h"
 #include "stem_terms.h"
@@ -53,17 +54,26 @@ class TempIndex {
     Xapian::docid add(const Item &item);
     /// Adds `document` as it is (packed first, in a packing index); its docid.
     Xapian::docid add(Xapian::Document document);
-    void commit() { writable_.commit(); }
+    /// Replaces document "Q<number>" with `item` (added, for a number no document has); its docid.
+    Xapian::docid replace(unsigned number, const Item &item);
+    /// Deletes document "Q<number>".
+    void remove(unsigned number);
+    /// Commits, recording the documents written (as Spotlite's writer does: RecordingWriter).
+    void commit() { writer_->commit(); }
 
     const std::string &path() const { return path_; }
-    Xapian::WritableDatabase &writable() { return writable_; }
+    /// The database, for writes the fixture does not make (committed without a record by writable().commit()).
+    Xapian::WritableDatabase &writable() { return writer_->database(); }
+    cxapian::RecordingWriter &writer() { return *writer_; }
     /// A reader of the index as committed.
     std::unique_ptr<cxapian::Reader> reader() const;
 
   private:
+    Xapian::Document document(unsigned number, const Item &item);
+
     std::string directory_;
     std::string path_;
-    Xapian::WritableDatabase writable_;
+    std::unique_ptr<cxapian::RecordingWriter> writer_;
     Xapian::TermGenerator generator_;
     std::shared_ptr<const cxapian::WordPairs> pairs_;
     std::shared_ptr<const cxapian::StemTerms> stems_;

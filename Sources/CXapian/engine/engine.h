@@ -12,6 +12,9 @@
 //                       bonus (phrase_bonus.h), fixed documents (docid_list.h), a deadline (deadline.h)
 //   kept_tables.h       the tables a long-lived reader keeps per revision (document lengths, title words);
 //   slot_values.h       one of them per value slot, for sorts and ranges
+//   changes.h           the writer that records each commit's documents in the index, and what a reader learns from
+//                       them: the tables of a new revision are the last one's, patched
+//   varint.h            the varints of the engine's metadata and document data
 //   index_layout.h      what an index's metadata says of its terms: word_pairs.h (common-word pairs),
 //                       stem_terms.h (the stems it leaves out) and positions.h (its positions, packed into each
 //                       document's data, and the phrase checks that read them)
@@ -26,6 +29,7 @@
 #ifndef CXAPIAN_ENGINE_ENGINE_H
 #define CXAPIAN_ENGINE_ENGINE_H
 
+#include "changes.h"
 #include "compounds.h"
 #include "index_layout.h"
 #include "match.h"

@@ -147,21 +147,46 @@ void TableMaker::wait() {
 
 // ---- TitleWords ----
 
-TitleWords::TitleWords(const Xapian::Database &database, Xapian::valueno slot) : revision_(database.get_revision()) {
+std::optional<Xapian::Document> document_if_any(const Xapian::Database &database, Xapian::docid did) {
+    try {
+        return database.get_document(did);
+    } catch (const Xapian::DocNotFoundError &) {
+        return std::nullopt;
+    }
+}
+
+uint16_t TitleWords::kept(const std::string &value) {
+    if (value.empty()) return 0;
+    const double words = Xapian::sortable_unserialise(value);
+    // Exactly what the value says, or `unknown` (read from the stream again) for anything a table cannot hold.
+    return words >= 0 && words < unknown && words == static_cast<double>(static_cast<uint16_t>(words))
+               ? static_cast<uint16_t>(words)
+               : unknown;
+}
+
+TitleWords::TitleWords(const Xapian::Database &database, Xapian::valueno slot)
+    : revision_(database.get_revision()), uuid_(database.get_uuid()) {
     counts_.assign(static_cast<size_t>(database.get_lastdocid()) + 1, 0);
     const auto end = database.valuestream_end(slot);
     for (auto value = database.valuestream_begin(slot); value != end; ++value) {
         const Xapian::docid did = value.get_docid();
-        if (did >= counts_.size()) continue;
-        const double words = Xapian::sortable_unserialise(*value);
-        // Exactly what the value says, or `unknown` (read from the stream again) for anything a table cannot hold.
-        counts_[did] = words >= 0 && words < unknown && words == static_cast<double>(static_cast<uint16_t>(words))
-                           ? static_cast<uint16_t>(words)
-                           : unknown;
+        if (did < counts_.size()) counts_[did] = kept(*value);
     }
 }
 
-DocLengths::DocLengths(const Xapian::Database &database) : revision_(database.get_revision()) {
+TitleWords::TitleWords(const TitleWords &previous, const Xapian::Database &database, Xapian::valueno slot,
+                       const std::vector<Xapian::docid> &changed)
+    : revision_(database.get_revision()), uuid_(database.get_uuid()), counts_(previous.counts_) {
+    counts_.resize(static_cast<size_t>(database.get_lastdocid()) + 1, 0);
+    for (const Xapian::docid did : changed) {
+        if (did >= counts_.size()) continue;
+        const auto document = document_if_any(database, did);
+        counts_[did] = document ? kept(document->get_value(slot)) : 0;
+    }
+}
+
+DocLengths::DocLengths(const Xapian::Database &database)
+    : revision_(database.get_revision()), uuid_(database.get_uuid()) {
     lengths_.assign(static_cast<size_t>(database.get_lastdocid()) + 1, unknown);
     // The list of every document (the posting list of the empty term), its lengths read in order.
     const auto end = database.postlist_end(std::string());
@@ -169,6 +194,22 @@ DocLengths::DocLengths(const Xapian::Database &database) : revision_(database.ge
         const Xapian::docid did = *posting;
         if (did >= lengths_.size()) continue;
         const Xapian::termcount length = posting.get_doclength();
+        lengths_[did] = length < unknown ? static_cast<uint32_t>(length) : unknown;
+    }
+}
+
+DocLengths::DocLengths(const DocLengths &previous, const Xapian::Database &database,
+                       const std::vector<Xapian::docid> &changed)
+    : revision_(database.get_revision()), uuid_(database.get_uuid()), lengths_(previous.lengths_) {
+    lengths_.resize(static_cast<size_t>(database.get_lastdocid()) + 1, unknown);
+    for (const Xapian::docid did : changed) {
+        if (did >= lengths_.size()) continue;
+        Xapian::termcount length = unknown;
+        try {
+            length = database.get_doclength(did);
+        } catch (const Xapian::DocNotFoundError &) {
+            // deleted: unknown, as the whole table leaves a docid no document has
+        }
         lengths_[did] = length < unknown ? static_cast<uint32_t>(length) : unknown;
     }
 }

@@ -4,6 +4,8 @@
 #ifndef CXAPIAN_ENGINE_KEPT_TABLES_H
 #define CXAPIAN_ENGINE_KEPT_TABLES_H
 
+#include "changes.h"
+
 #include <xapian.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,8 +50,8 @@ class TableMaker {
     static void wait();
 };
 
-/// A table made from one database at one revision (TitleWords, DocLengths, a sort's keys), kept by a reader for its
-/// searches until the revision moves on; safe to use from several threads.
+/// A table made from one database at one revision (TitleWords, DocLengths, a sort's keys, the packed positions), kept
+/// by a reader for its searches until the revision moves on; safe to use from several threads.
 ///
 /// A table is asked for on the second search at a revision that needs it, not the first: reading a whole value slot
 /// or length list costs several searches' worth of seeks, which a reader that searches once, or whose index moves on
@@ -56,20 +59,27 @@ class TableMaker {
 /// index's newest revision), and the searches at that revision use it from the first after it is made
 /// (docs/decisions/0012-tables-off-the-request-path.md). A table another reader of the same database has made at
 /// that revision (SharedTables) is used at once, made by neither.
+///
+/// A reader that had a table at an earlier revision asks at the first search of the next: the new table is the old
+/// one patched with the documents the commits between them wrote (RecordingWriter, changed_since), which costs a copy
+/// of the table and a read of those documents, not a read of every document; where the commits are not all known, it
+/// is read whole (docs/decisions/0017-tables-that-follow-the-index.md).
 template <typename Table> class RevisionTableCache {
   public:
-    /// The table `name` for `database` (opened at `path`) as it is now, made by `make(database)` (which may give
-    /// nullptr: no table fits; it must hold nothing of the caller's, as it runs later on the maker's thread); nullptr
-    /// until a table for this revision is made, and when the docids are mostly holes (more than four per document: a
-    /// table indexed by docid would be mostly empty).
-    template <typename Make>
+    /// The table `name` for `database` (opened at `path`) as it is now, made by `make(database)`, or by
+    /// `patch(previous, database, changed)` from the table of an earlier revision and the documents written since
+    /// (either may give nullptr: no table fits; they must hold nothing of the caller's, as they run later on the
+    /// maker's thread); nullptr until a table for this revision is made, and when the docids are mostly holes (more
+    /// than four per document: a table indexed by docid would be mostly empty).
+    template <typename Make, typename Patch>
     std::shared_ptr<const Table> get(const Xapian::Database &database, const std::string &name,
-                                     const std::string &path, Make make) {
+                                     const std::string &path, Make make, Patch patch) {
         const Xapian::rev revision = database.get_revision();
         std::lock_guard<std::mutex> lock(mutex_);
         if (made_ && revision_ == revision) return table_;
         const bool first_search = !seen_ || revision_ != revision;
         if (first_search) {
+            if (made_ && table_ != nullptr) previous_ = table_;  // the last revision's, to patch
             seen_ = true;
             asked_ = false;
             revision_ = revision;
@@ -77,17 +87,27 @@ template <typename Table> class RevisionTableCache {
         }
         table_ = std::static_pointer_cast<const Table>(SharedTables::find(key_));
         made_ = table_ != nullptr;
-        if (made_ || first_search || asked_) return table_;
+        if (made_) previous_ = nullptr;
+        // A table to patch is asked for at once; one to read whole, on the second search.
+        if (made_ || asked_ || (first_search && previous_ == nullptr)) return table_;
         asked_ = true;
         if (too_sparse(database)) {
             made_ = true;  // found not to fit: once per revision
             return nullptr;
         }
-        TableMaker::schedule(key_, [name, path, make, counter = made_count_]() {
+        TableMaker::schedule(key_, [name, path, make, patch, previous = previous_, counter = made_count_]() {
             const Xapian::Database newest(path);
             const std::string key = SharedTables::key(name, path, newest);
             if (SharedTables::find(key) != nullptr || too_sparse(newest)) return;
-            std::shared_ptr<const Table> table = make(newest);
+            std::vector<Xapian::docid> changed;
+            const bool patchable = previous != nullptr && previous->uuid() == newest.get_uuid() &&
+                                   changed_since(newest, previous->revision(), changed);
+            std::shared_ptr<const Table> table;
+            if (patchable) {
+                table = patch(*previous, newest, changed);
+            } else {
+                table = make(newest);
+            }
             if (table == nullptr) return;
             counter->fetch_add(1);
             SharedTables::keep(key, table);
@@ -95,7 +115,7 @@ template <typename Table> class RevisionTableCache {
         return nullptr;
     }
 
-    /// How many tables were made at this cache's asking (not taken from another reader's).
+    /// How many tables were made at this cache's asking (not taken from another reader's), patched or read whole.
     uint64_t tables_made() const { return made_count_->load(); }
 
   private:
@@ -105,6 +125,8 @@ template <typename Table> class RevisionTableCache {
 
     std::mutex mutex_;
     std::shared_ptr<const Table> table_;
+    /// The table of the revision before, until this one's is made: what a patch starts from.
+    std::shared_ptr<const Table> previous_;
     std::string key_;
     Xapian::rev revision_ = 0;
     bool seen_ = false;
@@ -113,6 +135,9 @@ template <typename Table> class RevisionTableCache {
     /// Shared with the jobs asked for, which may finish after the cache is gone.
     std::shared_ptr<std::atomic<uint64_t>> made_count_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
+
+/// `did`'s document in `database`, or none (deleted since the table a patch starts from was made).
+std::optional<Xapian::Document> document_if_any(const Xapian::Database &database, Xapian::docid did);
 
 /// `table` if it was made from `database` as it is now (one database at its current revision), else nullptr: a table
 /// is not used for a multi-database's part, nor by a reader reopened since it was made.
@@ -130,13 +155,17 @@ class DocLengths {
 
     /// Reads the length of every document of `database` at its current revision.
     explicit DocLengths(const Xapian::Database &database);
+    /// `previous` (of an earlier revision of `database`) with the lengths of the documents `changed` since read anew.
+    DocLengths(const DocLengths &previous, const Xapian::Database &database, const std::vector<Xapian::docid> &changed);
 
     Xapian::rev revision() const { return revision_; }
+    const std::string &uuid() const { return uuid_; }
     /// The length of `did`, or `unknown`.
     uint32_t length(Xapian::docid did) const { return did < lengths_.size() ? lengths_[did] : unknown; }
 
   private:
     Xapian::rev revision_;
+    std::string uuid_;
     std::vector<uint32_t> lengths_;
 };
 
@@ -152,13 +181,21 @@ class TitleWords {
 
     /// Reads `slot` of every document of `database` at its current revision.
     TitleWords(const Xapian::Database &database, Xapian::valueno slot);
+    /// `previous` (of an earlier revision of `database`) with the counts of the documents `changed` since read anew.
+    TitleWords(const TitleWords &previous, const Xapian::Database &database, Xapian::valueno slot,
+               const std::vector<Xapian::docid> &changed);
 
     Xapian::rev revision() const { return revision_; }
+    const std::string &uuid() const { return uuid_; }
     /// The count for `did`, or `unknown`.
     uint16_t count(Xapian::docid did) const { return did < counts_.size() ? counts_[did] : uint16_t(0); }
 
   private:
+    /// What the table keeps of a count stored as `value`.
+    static uint16_t kept(const std::string &value);
+
     Xapian::rev revision_;
+    std::string uuid_;
     std::vector<uint16_t> counts_;
 };
 

@@ -101,11 +101,18 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
             const Xapian::valueno slot = ranking.title_words_slot;
             fielded_ranking.title_words = reader.title_words.get(
                 reader.database, "title words " + std::to_string(slot), reader.path,
-                [slot](const auto &db) { return std::make_shared<const TitleWords>(db, slot); });
+                [slot](const auto &db) { return std::make_shared<const TitleWords>(db, slot); },
+                [slot](const TitleWords &previous, const auto &db, const auto &changed) {
+                    return std::make_shared<const TitleWords>(previous, db, slot, changed);
+                });
         }
         fielded_ranking.doc_lengths =
-            reader.doc_lengths.get(reader.database, "lengths", reader.path,
-                                      [](const auto &db) { return std::make_shared<const DocLengths>(db); });
+            reader.doc_lengths.get(
+                reader.database, "lengths", reader.path,
+                [](const auto &db) { return std::make_shared<const DocLengths>(db); },
+                [](const DocLengths &previous, const auto &db, const auto &changed) {
+                    return std::make_shared<const DocLengths>(previous, db, changed);
+                });
     }
     // A multi-database's parts each have common words of their own: a pair term means nothing across them.
     const Xapian::Query parsed = reader.database.size() == 1 ? layout.pairs->filter_phrases(asked) : asked;
@@ -114,10 +121,16 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
     // not each from the index (a look-up, and the inflating of what Xapian compressed).
     if (options.kept_tables && reader.database.size() == 1 && !layout.positions.empty() &&
         (holds_positional(parsed) || holds_positional(bonus))) {
-        layout.positions.table = reader.positions.get(reader.database, "positions", reader.path, [](const auto &db) {
-            auto table = std::make_shared<const PositionsTable>(db);
-            return table->complete() ? table : nullptr;
-        });
+        layout.positions.table = reader.positions.get(
+            reader.database, "positions", reader.path,
+            [](const auto &db) {
+                auto table = std::make_shared<const PositionsTable>(db);
+                return table->complete() ? table : nullptr;
+            },
+            [](const PositionsTable &previous, const auto &db, const auto &changed) {
+                auto table = std::make_shared<const PositionsTable>(previous, db, changed);
+                return table->complete() ? table : nullptr;
+            });
         fielded_ranking.positions = layout.positions;
     }
     // The rewrites read Xapian's phrase operators; what is matched checks them against the index's positions.

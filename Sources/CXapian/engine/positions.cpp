@@ -17,14 +17,6 @@ const std::string PositionTerms::entry_prefix = "P";
 
 namespace {
 
-void append_varint(std::string &out, uint32_t value) {
-    while (value >= 0x80) {
-        out += static_cast<char>((value & 0x7f) | 0x80);
-        value >>= 7;
-    }
-    out += static_cast<char>(value);
-}
-
 /// A number's metadata value: one varint and nothing after it.
 uint32_t stored_number(const std::string &stored) {
     const char *at = stored.data();
@@ -153,7 +145,8 @@ void pack_positions(Xapian::Document &document, PositionTerms &terms, Xapian::Wr
 
 // ---- PositionsTable ----
 
-PositionsTable::PositionsTable(const Xapian::Database &database) : revision_(database.get_revision()) {
+PositionsTable::PositionsTable(const Xapian::Database &database)
+    : revision_(database.get_revision()), uuid_(database.get_uuid()) {
     offsets_.assign(static_cast<size_t>(database.get_lastdocid()) + 2, 0);
     // The list of every document (the posting list of the empty term), each one's data read in docid order.
     Xapian::docid next = 1;  // offsets_ is filled up to here
@@ -167,6 +160,42 @@ PositionsTable::PositionsTable(const Xapian::Database &database) : revision_(dat
         bytes_ += data;
     }
     for (; next < offsets_.size(); ++next) offsets_[next] = static_cast<uint32_t>(bytes_.size());
+    bytes_.shrink_to_fit();
+    complete_ = true;
+}
+
+PositionsTable::PositionsTable(const PositionsTable &previous, const Xapian::Database &database,
+                               const std::vector<Xapian::docid> &changed)
+    : revision_(database.get_revision()), uuid_(database.get_uuid()) {
+    if (!previous.complete_) return;
+    offsets_.assign(static_cast<size_t>(database.get_lastdocid()) + 2, 0);
+    bytes_.reserve(previous.bytes_.size());
+    auto change = changed.begin();
+    for (size_t did = 1; did + 1 < offsets_.size(); ++did) {
+        offsets_[did] = static_cast<uint32_t>(bytes_.size());
+        while (change != changed.end() && *change < did) ++change;
+        if (change != changed.end() && *change == did) {
+            const auto document = document_if_any(database, static_cast<Xapian::docid>(did));
+            const std::string data = document ? document->get_data() : std::string();
+            if (bytes_.size() + data.size() > max_bytes) return;  // incomplete: not to be used
+            bytes_ += data;
+            continue;
+        }
+        // The run of unchanged documents up to the next change, copied at once.
+        const size_t run_end = std::min<size_t>(change != changed.end() ? *change : offsets_.size() - 1,
+                                                previous.offsets_.size() - 1);
+        if (did >= run_end) continue;
+        const size_t from = previous.offsets_[did];
+        const size_t to = previous.offsets_[run_end];
+        if (bytes_.size() + (to - from) > max_bytes) return;
+        const size_t start = bytes_.size();
+        for (size_t d = did; d < run_end; ++d) {
+            offsets_[d] = static_cast<uint32_t>(start + (previous.offsets_[d] - from));
+        }
+        bytes_.append(previous.bytes_, from, to - from);
+        did = run_end - 1;
+    }
+    offsets_.back() = static_cast<uint32_t>(bytes_.size());
     bytes_.shrink_to_fit();
     complete_ = true;
 }

@@ -17,6 +17,8 @@
 #ifndef CXAPIAN_ENGINE_POSITIONS_H
 #define CXAPIAN_ENGINE_POSITIONS_H
 
+#include "varint.h"
+
 #include <xapian.h>
 
 #include <cstdint>
@@ -56,8 +58,12 @@ class PositionsTable {
 
     /// Reads the data of every document of `database` (one database) at its current revision, up to max_bytes.
     explicit PositionsTable(const Xapian::Database &database);
+    /// `previous` (of an earlier revision of `database`) with the data of the documents `changed` since read anew.
+    PositionsTable(const PositionsTable &previous, const Xapian::Database &database,
+                   const std::vector<Xapian::docid> &changed);
 
     Xapian::rev revision() const { return revision_; }
+    const std::string &uuid() const { return uuid_; }
     /// Whether it holds every document's positions (false past max_bytes: not to be used).
     bool complete() const { return complete_; }
     /// The packed positions of `did` (empty for a document with none packed).
@@ -68,6 +74,7 @@ class PositionsTable {
 
   private:
     Xapian::rev revision_;
+    std::string uuid_;
     bool complete_ = false;
     /// Document d's positions are bytes_[offsets_[d], offsets_[d + 1]).
     std::vector<uint32_t> offsets_;
@@ -259,21 +266,6 @@ bool holds_positional(const Xapian::Query &query);
 // the entry before's (the first entry's: after 0). Where the distance is not 1 (the gap between title and detail, terms
 // at one position), a 0 and a varint of the distance come before the entry. Most entries are the varint alone: one
 // byte for the 127 first numbers, two up to 16,383, three up to two million.
-
-/// Reads a varint of at most 32 bits from `at` (before `end`) into `out`; false for a truncated or longer one.
-inline bool read_varint(const char *&at, const char *end, uint32_t &out) {
-    uint32_t value = 0;
-    for (unsigned shift = 0; shift < 35 && at != end; shift += 7) {
-        const auto byte = static_cast<unsigned char>(*at++);
-        if (shift == 28 && (byte & 0xf0) != 0) return false;
-        value |= uint32_t(byte & 0x7f) << shift;
-        if ((byte & 0x80) == 0) {
-            out = value;
-            return true;
-        }
-    }
-    return false;
-}
 
 /// Reads a varint of one to three bytes from `at` (at least three bytes before the end) without a branch on its
 /// length, which no branch predicts in a text's terms: false, `at` where it was, for a longer one.

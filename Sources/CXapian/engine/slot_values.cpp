@@ -2,6 +2,7 @@
 
 #include "slot_values.h"
 
+#include "kept_tables.h"
 #include "query_parts.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@ namespace cxapian {
 std::shared_ptr<const SlotValues> SlotValues::read(const Xapian::Database &database, Xapian::valueno slot) {
     auto table = std::make_shared<SlotValues>();
     table->revision_ = database.get_revision();
+    table->uuid_ = database.get_uuid();
     const size_t size = static_cast<size_t>(database.get_lastdocid()) + 2;
     table->starts_.assign(size, 0);
     size_t next = 0;  // the first docid whose start is not set yet
@@ -28,6 +30,37 @@ std::shared_ptr<const SlotValues> SlotValues::read(const Xapian::Database &datab
         if (!bytes.empty()) ++table->valued_;
     }
     for (; next < size; ++next) table->starts_[next] = static_cast<uint32_t>(table->bytes_.size());
+    return table;
+}
+
+std::shared_ptr<const SlotValues> SlotValues::patched(const SlotValues &previous, const Xapian::Database &database,
+                                                      Xapian::valueno slot,
+                                                      const std::vector<Xapian::docid> &changed) {
+    auto table = std::make_shared<SlotValues>();
+    table->revision_ = database.get_revision();
+    table->uuid_ = database.get_uuid();
+    const size_t size = static_cast<size_t>(database.get_lastdocid()) + 2;
+    table->starts_.assign(size, 0);
+    table->bytes_.reserve(previous.bytes_.size());
+    auto change = changed.begin();
+    for (size_t did = 1; did + 1 < size; ++did) {
+        table->starts_[did] = static_cast<uint32_t>(table->bytes_.size());
+        while (change != changed.end() && *change < did) ++change;
+        std::string_view bytes;
+        std::string read;
+        if (change != changed.end() && *change == did) {
+            if (const auto document = document_if_any(database, static_cast<Xapian::docid>(did))) {
+                read = document->get_value(slot);
+            }
+            bytes = read;
+        } else {
+            bytes = previous.value(static_cast<Xapian::docid>(did));
+        }
+        if (bytes.size() > longest || table->bytes_.size() + bytes.size() > UINT32_MAX) return nullptr;
+        table->bytes_ += bytes;
+        if (!bytes.empty()) ++table->valued_;
+    }
+    table->starts_[size - 1] = static_cast<uint32_t>(table->bytes_.size());
     return table;
 }
 
@@ -74,8 +107,12 @@ std::shared_ptr<const SlotValues> SlotValuesCache::get(const Xapian::Database &d
         std::lock_guard<std::mutex> lock(mutex_);
         cache = &slots_[slot];  // std::map never moves its elements
     }
-    return cache->get(database, "values " + std::to_string(slot), path,
-                      [slot](const Xapian::Database &db) { return SlotValues::read(db, slot); });
+    return cache->get(
+        database, "values " + std::to_string(slot), path,
+        [slot](const Xapian::Database &db) { return SlotValues::read(db, slot); },
+        [slot](const SlotValues &previous, const Xapian::Database &db, const std::vector<Xapian::docid> &changed) {
+            return SlotValues::patched(previous, db, slot, changed);
+        });
 }
 
 uint64_t SlotValuesCache::tables_made() {

@@ -33,8 +33,13 @@ class SlotValues {
 
     /// The table of `slot` in `database` at its current revision; nullptr if a value is longer than `longest`.
     static std::shared_ptr<const SlotValues> read(const Xapian::Database &database, Xapian::valueno slot);
+    /// `previous` (of an earlier revision of `database`) with the values of the documents `changed` since read anew;
+    /// nullptr if one is longer than `longest`.
+    static std::shared_ptr<const SlotValues> patched(const SlotValues &previous, const Xapian::Database &database,
+                                                     Xapian::valueno slot, const std::vector<Xapian::docid> &changed);
 
     Xapian::rev revision() const { return revision_; }
+    const std::string &uuid() const { return uuid_; }
 
     /// The value of document `did` ("" for none, as Xapian's value sort reads it).
     std::string_view value(Xapian::docid did) const {
@@ -64,6 +69,7 @@ class SlotValues {
 
   private:
     Xapian::rev revision_ = 0;
+    std::string uuid_;
     std::vector<uint32_t> starts_;  // document d's value is bytes_[starts_[d], starts_[d + 1])
     std::string bytes_;
     Xapian::doccount valued_ = 0;
