@@ -266,3 +266,39 @@ TEST_CASE("a long-lived reader's tables follow the index: each revision's patche
         expect_same("a new revision, the patched tables made");
     }
 }
+
+TEST_CASE("a table found not to fit is not read again at the database's next revisions, but for another database") {
+    TempIndex index;
+    for (const Item &item : corpus(50)) index.add(item);
+    index.commit();
+    auto reader = index.reader();
+    cxapian::RevisionTableCache<cxapian::DocLengths> cache;
+    int reads = 0;
+    auto search = [&](cxapian::Reader &at) {
+        cache.get(
+            at.database, "test: unfit", at.path,
+            [&reads](const Xapian::Database &) {
+                ++reads;
+                return std::shared_ptr<const cxapian::DocLengths>();  // does not fit
+            },
+            [](const cxapian::DocLengths &previous, const Xapian::Database &db, const Docids &changed) {
+                return std::make_shared<const cxapian::DocLengths>(previous, db, changed);
+            });
+        cxapian::TableMaker::wait();
+    };
+    for (int round = 0; round < 3; ++round) {
+        search(*reader);
+        search(*reader);
+        CHECK(reads == 1);
+        index.replace(1, edited(1, unsigned(round)));
+        index.commit();
+        reader->database.reopen();
+    }
+    TempIndex other;
+    other.add(Item{"other", "other"});
+    other.commit();
+    auto elsewhere = other.reader();
+    search(*elsewhere);
+    search(*elsewhere);
+    CHECK(reads == 2);
+}

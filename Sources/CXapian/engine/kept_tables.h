@@ -50,6 +50,23 @@ class TableMaker {
     static void wait();
 };
 
+/// A string set on one thread and read on others (RevisionTableCache's unfit database).
+class Unfit {
+  public:
+    void store(std::string uuid) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        uuid_ = std::move(uuid);
+    }
+    std::string load() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return uuid_;
+    }
+
+  private:
+    mutable std::mutex mutex_;
+    std::string uuid_;
+};
+
 /// A table made from one database at one revision (TitleWords, DocLengths, a sort's keys, the packed positions), kept
 /// by a reader for its searches until the revision moves on; safe to use from several threads.
 ///
@@ -91,11 +108,12 @@ template <typename Table> class RevisionTableCache {
         // A table to patch is asked for at once; one to read whole, on the second search.
         if (made_ || asked_ || (first_search && previous_ == nullptr)) return table_;
         asked_ = true;
-        if (too_sparse(database)) {
+        if (too_sparse(database) || unfit_->load() == database.get_uuid()) {
             made_ = true;  // found not to fit: once per revision
             return nullptr;
         }
-        TableMaker::schedule(key_, [name, path, make, patch, previous = previous_, counter = made_count_]() {
+        TableMaker::schedule(key_, [name, path, make, patch, previous = previous_, counter = made_count_,
+                                    unfit = unfit_]() {
             const Xapian::Database newest(path);
             const std::string key = SharedTables::key(name, path, newest);
             if (SharedTables::find(key) != nullptr || too_sparse(newest)) return;
@@ -107,6 +125,9 @@ template <typename Table> class RevisionTableCache {
                 table = patch(*previous, newest, changed);
             } else {
                 table = make(newest);
+                // Read whole and found not to fit: not read again for this database (its UUID), whose next
+                // revisions would not fit either.
+                if (table == nullptr) unfit->store(newest.get_uuid());
             }
             if (table == nullptr) return;
             counter->fetch_add(1);
@@ -134,6 +155,9 @@ template <typename Table> class RevisionTableCache {
     bool asked_ = false;
     /// Shared with the jobs asked for, which may finish after the cache is gone.
     std::shared_ptr<std::atomic<uint64_t>> made_count_ = std::make_shared<std::atomic<uint64_t>>(0);
+    /// The UUID of the database whose table, read whole, did not fit (a slot with a long value, positions past the
+    /// table's cap): not asked for again. Shared with the jobs, like made_count_.
+    std::shared_ptr<Unfit> unfit_ = std::make_shared<Unfit>();
 };
 
 /// `did`'s document in `database`, or none (deleted since the table a patch starts from was made).

@@ -42,23 +42,35 @@ std::shared_ptr<const SlotValues> SlotValues::patched(const SlotValues &previous
     const size_t size = static_cast<size_t>(database.get_lastdocid()) + 2;
     table->starts_.assign(size, 0);
     table->bytes_.reserve(previous.bytes_.size());
+    table->valued_ = 0;
     auto change = changed.begin();
     for (size_t did = 1; did + 1 < size; ++did) {
         table->starts_[did] = static_cast<uint32_t>(table->bytes_.size());
         while (change != changed.end() && *change < did) ++change;
-        std::string_view bytes;
-        std::string read;
         if (change != changed.end() && *change == did) {
+            std::string bytes;
             if (const auto document = document_if_any(database, static_cast<Xapian::docid>(did))) {
-                read = document->get_value(slot);
+                bytes = document->get_value(slot);
             }
-            bytes = read;
-        } else {
-            bytes = previous.value(static_cast<Xapian::docid>(did));
+            if (bytes.size() > longest || table->bytes_.size() + bytes.size() > UINT32_MAX) return nullptr;
+            table->bytes_ += bytes;
+            if (!bytes.empty()) ++table->valued_;
+            continue;
         }
-        if (bytes.size() > longest || table->bytes_.size() + bytes.size() > UINT32_MAX) return nullptr;
-        table->bytes_ += bytes;
-        if (!bytes.empty()) ++table->valued_;
+        // The run of unchanged documents up to the next change, copied at once.
+        const size_t run_end = std::min<size_t>(change != changed.end() ? *change : size - 1,
+                                                previous.starts_.size() - 1);
+        if (did >= run_end) continue;
+        const size_t from = previous.starts_[did];
+        const size_t to = previous.starts_[run_end];
+        if (table->bytes_.size() + (to - from) > UINT32_MAX) return nullptr;
+        const size_t start = table->bytes_.size();
+        for (size_t d = did; d < run_end; ++d) {
+            table->starts_[d] = static_cast<uint32_t>(start + (previous.starts_[d] - from));
+            if (previous.starts_[d + 1] != previous.starts_[d]) ++table->valued_;
+        }
+        table->bytes_.append(previous.bytes_, from, to - from);
+        did = run_end - 1;
     }
     table->starts_[size - 1] = static_cast<uint32_t>(table->bytes_.size());
     return table;
