@@ -26,7 +26,12 @@ def request(method, path, body=None):
     return json.loads(response.read() or b"null")
 
 
-subscription = request("POST", "/v1/subscriptions", {"query": query})["id"]
+made = request("POST", "/v1/subscriptions", {"query": query})
+if not isinstance(made, dict) or "id" not in made:
+    # Refused (a query matching more rows than a subscription follows, say): the server's reason, and no figures.
+    reason = made.get("detail") or made.get("title") if isinstance(made, dict) else made
+    sys.exit(f"subscriber_latency: the server refused the subscription to {query!r}: {reason}")
+subscription = made["id"]
 hits = request("GET", "/v1/search?limit=200&q=" + urllib.parse.quote(query))["hits"]
 items = [hit["uri"] for hit in hits if hit["kind"] == "item"]
 
