@@ -155,8 +155,11 @@ TEST_CASE("a table patched with the documents written since is the table read wh
     const cxapian::DocLengths lengths(before);
     const cxapian::TitleWords title_words(before, title_words_slot);
     const auto values = cxapian::SlotValues::read(before, modified_slot);
+    const auto ordered_values = cxapian::SlotValues::read(before, modified_slot);
     const cxapian::PositionsTable positions(before);
     REQUIRE(values != nullptr);
+    REQUIRE(ordered_values != nullptr);
+    ordered_values->by_value();  // its order made: the patch merges into it
     REQUIRE(positions.complete());
 
     // Two commits: documents replaced (longer, shorter, new titles and dates), deleted, added (one past the
@@ -179,6 +182,7 @@ TEST_CASE("a table patched with the documents written since is the table read wh
     const cxapian::TitleWords patched_words(title_words, after, title_words_slot, changed);
     const cxapian::TitleWords read_words(after, title_words_slot);
     const auto patched_values = cxapian::SlotValues::patched(*values, after, modified_slot, changed);
+    const auto patched_order = cxapian::SlotValues::patched(*ordered_values, after, modified_slot, changed);
     const auto read_values = cxapian::SlotValues::read(after, modified_slot);
     const cxapian::PositionsTable patched_positions(positions, after, changed);
     const cxapian::PositionsTable read_positions(after);
@@ -205,6 +209,11 @@ TEST_CASE("a table patched with the documents written since is the table read wh
     CHECK(patched_values->valued() == read_values->valued());
     CHECK(patched_values->docid_limit() == read_values->docid_limit());
     CHECK(patched_values->by_value() == read_values->by_value());
+    // The order patched: there at once (no second ask), and the order sorted anew.
+    REQUIRE(patched_order != nullptr);
+    REQUIRE(patched_order->by_value_if_asked_again() != nullptr);
+    CHECK(*patched_order->by_value_if_asked_again() == read_values->by_value());
+    CHECK(values->by_value() != read_values->by_value());  // the changes moved documents in the order
 }
 
 TEST_CASE("a long-lived reader's tables follow the index: each revision's patched from the last, at its first search") {

@@ -73,10 +73,47 @@ std::shared_ptr<const SlotValues> SlotValues::patched(const SlotValues &previous
         did = run_end - 1;
     }
     table->starts_[size - 1] = static_cast<uint32_t>(table->bytes_.size());
+    if (previous.ordered_.load(std::memory_order_acquire)) table->patch_order(previous, changed);
     return table;
 }
 
+void SlotValues::patch_order(const SlotValues &previous, const std::vector<Xapian::docid> &changed) {
+    // The docids whose place may have moved: those written, and those past the last revision's table.
+    const uint64_t limit = docid_limit();
+    const uint64_t previous_limit = previous.docid_limit();
+    std::vector<bool> moved(static_cast<size_t>(limit), false);
+    std::vector<Xapian::docid> placed;
+    for (const Xapian::docid did : changed) {
+        if (did < limit && !moved[did]) {
+            moved[did] = true;
+            placed.push_back(did);
+        }
+    }
+    for (uint64_t did = std::max<uint64_t>(previous_limit, 1); did < limit; ++did) {
+        if (!moved[static_cast<size_t>(did)]) {
+            moved[static_cast<size_t>(did)] = true;
+            placed.push_back(static_cast<Xapian::docid>(did));
+        }
+    }
+    // by_value()'s order: (value, docid), the value's bytes compared as unsigned (as the zero-padded keys compare).
+    const auto before = [this](Xapian::docid a, Xapian::docid b) {
+        const int order = value(a).compare(value(b));
+        return order != 0 ? order < 0 : a < b;
+    };
+    std::sort(placed.begin(), placed.end(), before);
+    order_.reserve(static_cast<size_t>(limit > 0 ? limit - 1 : 0));
+    auto next = placed.begin();
+    for (const Xapian::docid did : previous.order_) {
+        if (did < limit && moved[did]) continue;  // placed anew
+        while (next != placed.end() && before(*next, did)) order_.push_back(*next++);
+        order_.push_back(did);
+    }
+    order_.insert(order_.end(), next, placed.end());
+    ordered_.store(true, std::memory_order_release);
+}
+
 const std::vector<Xapian::docid> &SlotValues::by_value() const {
+    if (ordered_.load(std::memory_order_acquire)) return order_;  // made already, or patched from the last revision's
     std::call_once(order_once_, [this] {
         // Sorted as (the value's bytes zero-padded to 16, its length, docid), which is the order of (value, docid):
         // integers compared, not strings, which is several times faster.

@@ -33,8 +33,8 @@ class SlotValues {
 
     /// The table of `slot` in `database` at its current revision; nullptr if a value is longer than `longest`.
     static std::shared_ptr<const SlotValues> read(const Xapian::Database &database, Xapian::valueno slot);
-    /// `previous` (of an earlier revision of `database`) with the values of the documents `changed` since read anew;
-    /// nullptr if one is longer than `longest`.
+    /// `previous` (of an earlier revision of `database`) with the values of the documents `changed` since read anew,
+    /// and its order by value, if made, patched too; nullptr if a value is longer than `longest`.
     static std::shared_ptr<const SlotValues> patched(const SlotValues &previous, const Xapian::Database &database,
                                                      Xapian::valueno slot, const std::vector<Xapian::docid> &changed);
 
@@ -68,6 +68,10 @@ class SlotValues {
     size_t unvalued() const { return size_t(docid_limit() - 1 - valued_); }
 
   private:
+    /// Makes the order from `previous`'s (made), moving the documents `changed` to their new places: a merge, not a
+    /// sort of every document again.
+    void patch_order(const SlotValues &previous, const std::vector<Xapian::docid> &changed);
+
     Xapian::rev revision_ = 0;
     std::string uuid_;
     std::vector<uint32_t> starts_;  // document d's value is bytes_[starts_[d], starts_[d + 1])
