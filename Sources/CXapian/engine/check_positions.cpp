@@ -37,36 +37,6 @@ bool part_terms(const Q &part, std::vector<std::string> &terms) {
     }
 }
 
-/// The description Xapian writes for `query`'s internals: its own without "Query(" and ")".
-std::string inner_description(const Q &query) {
-    const std::string description = query.get_description();
-    return description.size() >= 7 ? description.substr(6, description.size() - 7) : std::string();
-}
-
-/// A phrase's or NEAR's window. Xapian's public API does not give it; its description does: "(a@1 PHRASE 2 b@2)",
-/// the operator and the window after the first part's own description.
-Xapian::termpos window_of(const Q &query) {
-    const std::string description = inner_description(query);
-    const std::string first = inner_description(query.get_subquery(0));
-    const std::string name = query.get_type() == Q::OP_NEAR ? " NEAR " : " PHRASE ";
-    const size_t at = 1 + first.size();
-    if (description.compare(0, 1, "(") != 0 || description.compare(1, first.size(), first) != 0 ||
-        description.compare(at, name.size(), name) != 0) {
-        throw Xapian::UnimplementedError("cannot read the window of " + query.get_description());
-    }
-    size_t digit = at + name.size();
-    uint64_t window = 0;
-    for (; digit < description.size() && description[digit] >= '0' && description[digit] <= '9'; ++digit) {
-        window = window * 10 + uint64_t(description[digit] - '0');
-        if (window > std::numeric_limits<Xapian::termpos>::max()) break;
-    }
-    if (digit == at + name.size() || window > std::numeric_limits<Xapian::termpos>::max() ||
-        description.compare(digit, 1, " ") != 0) {
-        throw Xapian::UnimplementedError("cannot read the window of " + query.get_description());
-    }
-    return static_cast<Xapian::termpos>(window);
-}
-
 /// A scaled query's factor, which Xapian's public API does not give either: its description starts with it, written
 /// with 20 significant digits (enough to read the same double back).
 double factor_of(const Q &query) {
@@ -92,7 +62,9 @@ Q checked(const Q &query, const PositionsLayout &layout, bool weighed) {
                                              subqueries.back().get_description());
         }
     }
-    const Xapian::termpos window = window_of(query);
+    const auto read = phrase_window(query);
+    if (!read) throw Xapian::UnimplementedError("cannot read the window of " + query.get_description());
+    const Xapian::termpos window = *read;
     const Proximity kind = query.get_type() == Q::OP_NEAR ? Proximity::near
                            : window == count               ? Proximity::exact
                                                            : Proximity::ordered;

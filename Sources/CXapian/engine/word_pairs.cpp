@@ -47,17 +47,8 @@ bool phrase_leaves(const Xapian::Query &query, std::vector<std::string> &terms) 
 }
 
 bool is_exact_phrase(const Xapian::Query &query) {
-    // Xapian's public API does not give a phrase's window; its description does ("t1@1 PHRASE 2 t2@2"). Exact only:
-    // a window as wide as the phrase.
-    const size_t count = query.get_num_subqueries();
-    const std::string description = query.get_description();
-    const std::string exact = " PHRASE " + std::to_string(count) + " ";
-    size_t operators = 0;
-    for (size_t at = description.find(" PHRASE "); at != std::string::npos; at = description.find(" PHRASE ", at + 1)) {
-        if (description.compare(at, exact.size(), exact) != 0) return false;
-        ++operators;
-    }
-    return operators == count - 1;
+    const auto window = phrase_window(query);
+    return query.get_type() == Xapian::Query::OP_PHRASE && window && *window == query.get_num_subqueries();
 }
 
 WordPairs::WordPairs(const std::string &list, std::string title_prefix) : title_prefix_(std::move(title_prefix)) {
