@@ -56,7 +56,8 @@ class SlotValues {
     /// first, as a sort by the slot puts them; made on the first call (a sort by the slot in a match needs no order;
     /// a range needs it to list its documents, a page sorted by the slot to walk the documents in its order).
     const std::vector<Xapian::docid> &by_value() const;
-    /// by_value() once it is worth making: nullptr on the first call, made on the second. An order costs several
+    /// by_value() once it is worth making: nullptr on the first call, made on the second (or there at once in a table
+    /// patched from one whose order was made). An order costs several
     /// searches' time, which a reader whose index moves on after each search (the server's, under a busy writer) would
     /// pay at every revision, as the tables themselves are made on a revision's second search (RevisionTableCache).
     const std::vector<Xapian::docid> *by_value_if_asked_again() const {
