@@ -67,6 +67,7 @@ void RecordingWriter::wrote(Xapian::docid did) {
 }
 
 void RecordingWriter::writing(const std::string &term) {
+    if (too_many_) return;  // nothing more is listed until the commit
     const auto end = database_.postlist_end(term);
     for (auto posting = database_.postlist_begin(term); posting != end && !too_many_; ++posting) wrote(*posting);
 }
