@@ -163,6 +163,43 @@ template <typename Table> class RevisionTableCache {
 /// `did`'s document in `database`, or none (deleted since the table a patch starts from was made).
 std::optional<Xapian::Document> document_if_any(const Xapian::Database &database, Xapian::docid did);
 
+/// A table of one byte string per docid, patched (PositionsTable, SlotValues): docid d's bytes are
+/// `bytes[offsets[d], offsets[d + 1])`. Fills `offsets` (sized one past `database`'s last docid, plus one) and `bytes`
+/// from the previous revision's (`previous_offsets`, `previous_bytes`), copying each run of unchanged documents at
+/// once and taking each of `changed` (ascending) from `read(document)` (its document, or none for one deleted);
+/// false, the table not to be used, if `read` refuses one (`accept(bytes)` false) or the bytes would pass `max_bytes`.
+template <typename Read, typename Accept>
+bool patch_byte_table(const std::vector<uint32_t> &previous_offsets, const std::string &previous_bytes,
+                      const Xapian::Database &database, const std::vector<Xapian::docid> &changed, size_t max_bytes,
+                      Read read, Accept accept, std::vector<uint32_t> &offsets, std::string &bytes) {
+    offsets.assign(static_cast<size_t>(database.get_lastdocid()) + 2, 0);
+    bytes.reserve(previous_bytes.size());
+    auto change = changed.begin();
+    for (size_t did = 1; did + 1 < offsets.size(); ++did) {
+        offsets[did] = static_cast<uint32_t>(bytes.size());
+        while (change != changed.end() && *change < did) ++change;
+        if (change != changed.end() && *change == did) {
+            const std::string entry = read(document_if_any(database, static_cast<Xapian::docid>(did)));
+            if (!accept(entry) || bytes.size() + entry.size() > max_bytes) return false;
+            bytes += entry;
+            continue;
+        }
+        // The run of unchanged documents up to the next change, copied at once.
+        const size_t run_end = std::min<size_t>(change != changed.end() ? *change : offsets.size() - 1,
+                                                previous_offsets.size() - 1);
+        if (did >= run_end) continue;
+        const size_t from = previous_offsets[did];
+        const size_t to = previous_offsets[run_end];
+        if (bytes.size() + (to - from) > max_bytes) return false;
+        const size_t start = bytes.size();
+        for (size_t d = did; d < run_end; ++d) offsets[d] = static_cast<uint32_t>(start + (previous_offsets[d] - from));
+        bytes.append(previous_bytes, from, to - from);
+        did = run_end - 1;
+    }
+    offsets.back() = static_cast<uint32_t>(bytes.size());
+    return true;
+}
+
 /// `table` if it was made from `database` as it is now (one database at its current revision), else nullptr: a table
 /// is not used for a multi-database's part, nor by a reader reopened since it was made.
 template <typename Table> const Table *table_of(const Table *table, const Xapian::Database &database) {

@@ -167,35 +167,13 @@ PositionsTable::PositionsTable(const Xapian::Database &database)
 PositionsTable::PositionsTable(const PositionsTable &previous, const Xapian::Database &database,
                                const std::vector<Xapian::docid> &changed)
     : revision_(database.get_revision()), uuid_(database.get_uuid()) {
-    if (!previous.complete_) return;
-    offsets_.assign(static_cast<size_t>(database.get_lastdocid()) + 2, 0);
-    bytes_.reserve(previous.bytes_.size());
-    auto change = changed.begin();
-    for (size_t did = 1; did + 1 < offsets_.size(); ++did) {
-        offsets_[did] = static_cast<uint32_t>(bytes_.size());
-        while (change != changed.end() && *change < did) ++change;
-        if (change != changed.end() && *change == did) {
-            const auto document = document_if_any(database, static_cast<Xapian::docid>(did));
-            const std::string data = document ? document->get_data() : std::string();
-            if (bytes_.size() + data.size() > max_bytes) return;  // incomplete: not to be used
-            bytes_ += data;
-            continue;
-        }
-        // The run of unchanged documents up to the next change, copied at once.
-        const size_t run_end = std::min<size_t>(change != changed.end() ? *change : offsets_.size() - 1,
-                                                previous.offsets_.size() - 1);
-        if (did >= run_end) continue;
-        const size_t from = previous.offsets_[did];
-        const size_t to = previous.offsets_[run_end];
-        if (bytes_.size() + (to - from) > max_bytes) return;
-        const size_t start = bytes_.size();
-        for (size_t d = did; d < run_end; ++d) {
-            offsets_[d] = static_cast<uint32_t>(start + (previous.offsets_[d] - from));
-        }
-        bytes_.append(previous.bytes_, from, to - from);
-        did = run_end - 1;
-    }
-    offsets_.back() = static_cast<uint32_t>(bytes_.size());
+    const auto data = [](const std::optional<Xapian::Document> &document) {
+        return document ? document->get_data() : std::string();
+    };
+    const auto any = [](const std::string &) { return true; };
+    const bool patched = previous.complete_ && patch_byte_table(previous.offsets_, previous.bytes_, database, changed,
+                                                                 max_bytes, data, any, offsets_, bytes_);
+    if (!patched) return;  // incomplete: not to be used
     bytes_.shrink_to_fit();
     complete_ = true;
 }

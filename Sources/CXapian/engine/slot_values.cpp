@@ -39,40 +39,17 @@ std::shared_ptr<const SlotValues> SlotValues::patched(const SlotValues &previous
     auto table = std::make_shared<SlotValues>();
     table->revision_ = database.get_revision();
     table->uuid_ = database.get_uuid();
-    const size_t size = static_cast<size_t>(database.get_lastdocid()) + 2;
-    table->starts_.assign(size, 0);
-    table->bytes_.reserve(previous.bytes_.size());
-    table->valued_ = 0;
-    auto change = changed.begin();
-    for (size_t did = 1; did + 1 < size; ++did) {
-        table->starts_[did] = static_cast<uint32_t>(table->bytes_.size());
-        while (change != changed.end() && *change < did) ++change;
-        if (change != changed.end() && *change == did) {
-            std::string bytes;
-            if (const auto document = document_if_any(database, static_cast<Xapian::docid>(did))) {
-                bytes = document->get_value(slot);
-            }
-            if (bytes.size() > longest || table->bytes_.size() + bytes.size() > UINT32_MAX) return nullptr;
-            table->bytes_ += bytes;
-            if (!bytes.empty()) ++table->valued_;
-            continue;
-        }
-        // The run of unchanged documents up to the next change, copied at once.
-        const size_t run_end = std::min<size_t>(change != changed.end() ? *change : size - 1,
-                                                previous.starts_.size() - 1);
-        if (did >= run_end) continue;
-        const size_t from = previous.starts_[did];
-        const size_t to = previous.starts_[run_end];
-        if (table->bytes_.size() + (to - from) > UINT32_MAX) return nullptr;
-        const size_t start = table->bytes_.size();
-        for (size_t d = did; d < run_end; ++d) {
-            table->starts_[d] = static_cast<uint32_t>(start + (previous.starts_[d] - from));
-            if (previous.starts_[d + 1] != previous.starts_[d]) ++table->valued_;
-        }
-        table->bytes_.append(previous.bytes_, from, to - from);
-        did = run_end - 1;
+    const auto value = [slot](const std::optional<Xapian::Document> &document) {
+        return document ? document->get_value(slot) : std::string();
+    };
+    const auto short_enough = [](const std::string &bytes) { return bytes.size() <= longest; };
+    if (!patch_byte_table(previous.starts_, previous.bytes_, database, changed, UINT32_MAX, value, short_enough,
+                          table->starts_, table->bytes_)) {
+        return nullptr;
     }
-    table->starts_[size - 1] = static_cast<uint32_t>(table->bytes_.size());
+    for (size_t did = 1; did + 1 < table->starts_.size(); ++did) {
+        if (table->starts_[did + 1] != table->starts_[did]) ++table->valued_;
+    }
     if (previous.ordered_.load(std::memory_order_acquire)) table->patch_order(previous, changed);
     return table;
 }
