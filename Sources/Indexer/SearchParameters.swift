@@ -67,7 +67,7 @@ public struct SearchParameters: Sendable {
         }
         if let facets, !facets.isEmpty {
             options.request.facets = try facets.split(separator: ",").map { (name) throws(SearchParameterError) in
-                let trimmed = name.trimmingCharacters(in: .whitespaces)
+                let trimmed = name.trimmingSpaces()
                 guard let facet = SearchFacet(rawValue: trimmed) else {
                     let names = SearchFacet.allCases.map(\.rawValue)
                     throw SearchParameterError(
@@ -92,7 +92,7 @@ public struct SearchParameters: Sendable {
             throws(SearchParameterError) -> Int
         {
             guard let text else { return value }
-            guard let number = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
+            guard let number = Int(text.trimmingSpaces()), range.contains(number) else {
                 throw SearchParameterError(
                     "\(spelling.name(name)) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Character classes for reading queries, answered from the byte for ASCII and by Unicode's properties otherwise.
 ///
 /// `Character.isLetter` and its kin look every character up in Unicode's property tables. Over a short query, read
@@ -41,4 +43,16 @@ extension UInt8 {
     public var isASCIILowercase: Bool { self >= 0x61 && self <= 0x7A }
     /// `A`–`Z`.
     public var isASCIIUppercase: Bool { self >= 0x41 && self <= 0x5A }
+}
+
+extension StringProtocol where UTF8View: BidirectionalCollection {
+    /// `trimmingCharacters(in: .whitespaces)` (tab and Unicode's space separators), without Foundation's
+    /// CharacterSet where there is nothing to trim: every search request trims a few values, nearly always with no
+    /// white space at either end.
+    public func trimmingSpaces() -> String {
+        guard let first = utf8.first, let last = utf8.last, first < 0x80, last < 0x80, first != 0x20, first != 0x09,
+            last != 0x20, last != 0x09
+        else { return trimmingCharacters(in: .whitespaces) }
+        return String(self)
+    }
 }

@@ -18,7 +18,7 @@ enum NotBinding {
     /// `text` with each `NOT` bound to one term. With `partial` (the last word is a prefix), a term that ends the
     /// query keeps its place there: `NOT b c` becomes `NOT b AND c`.
     static func rewrite(_ text: String, partial: Bool = false) -> String {
-        guard text.contains("NOT") else { return text }
+        guard text.utf8.firstRange(of: "NOT".utf8) != nil else { return text }
         let tokens = tokenize(text)
         guard tokens.contains(where: { $0.kind == .operator && $0.text == "NOT" }) else { return text }
         var position = 0

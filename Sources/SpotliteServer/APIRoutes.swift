@@ -75,10 +75,11 @@ struct APIRoutes: Sendable {
     // MARK: - Search
 
     func search(_ request: Request) async throws -> Response {
-        let search = try searchOptions(try FormQuery(request.uri.query))
+        let parameters = try FormQuery(request.uri.query)
+        let search = try searchOptions(parameters)
         let started = DispatchTime.now().uptimeNanoseconds
         let outcome: SearchOutcome
-        if let names = try FormQuery(request.uri.query)["stores"] {
+        if let names = parameters["stores"] {
             let set = try storeSet(names)
             outcome = try await backend.run { try set.search(search.text, options: search.options) }
         } else {

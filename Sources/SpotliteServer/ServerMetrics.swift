@@ -1,5 +1,6 @@
 import Foundation
 import Prometheus
+import Synchronization
 
 /// What `/metrics` reports (Prometheus text): requests by route and status, their latency, the open event streams,
 /// and the index — its documents and how far it is behind the store.
@@ -9,6 +10,10 @@ final class ServerMetrics: Sendable {
     private let behind: Gauge
     private let streams: Gauge
     private let events: Counter
+    /// Each route's and status's counter and each route's histogram, as the registry made them: looking them up in the
+    /// registry builds their descriptor and labels and takes its lock, at every request.
+    private let requestMetrics = Mutex<(counters: [String: Counter], histograms: [String: DurationHistogram])>(
+        ([:], [:]))
 
     /// Latency buckets: the upper bounds of the request-duration histogram's bins, exported in seconds.
     static let buckets: [Duration] = [
@@ -29,16 +34,27 @@ final class ServerMetrics: Sendable {
 
     /// Counts a request to `route` (its pattern, e.g. `/v1/items/{uuid}`) answered with `status` after `elapsed`.
     func record(route: String, status: Int, elapsed: Duration) {
-        registry.makeCounter(
-            descriptor: Self.name("http_requests", unit: "total", help: "HTTP requests answered, by route and status."),
-            labels: [("route", route), ("status", String(status))]
-        ).increment()
-        registry.makeDurationHistogram(
-            descriptor: Self.name(
-                "http_request_duration", unit: "seconds",
-                help: "Time to answer an HTTP request (to its first byte for event streams), by route."),
-            labels: [("route", route)], buckets: Self.buckets
-        ).record(elapsed)
+        let (counter, histogram) = requestMetrics.withLock { metrics in
+            let key = "\(status) \(route)"
+            let counter =
+                metrics.counters[key]
+                ?? registry.makeCounter(
+                    descriptor: Self.name(
+                        "http_requests", unit: "total", help: "HTTP requests answered, by route and status."),
+                    labels: [("route", route), ("status", String(status))])
+            let histogram =
+                metrics.histograms[route]
+                ?? registry.makeDurationHistogram(
+                    descriptor: Self.name(
+                        "http_request_duration", unit: "seconds",
+                        help: "Time to answer an HTTP request (to its first byte for event streams), by route."),
+                    labels: [("route", route)], buckets: Self.buckets)
+            metrics.counters[key] = counter
+            metrics.histograms[route] = histogram
+            return (counter, histogram)
+        }
+        counter.increment()
+        histogram.record(elapsed)
     }
 
     func setIndex(documents count: Int?, behind changes: Int?) {

@@ -89,6 +89,21 @@ import Testing
             #expect(character.isWhitespaceQuick == character.isWhitespace, "\(name)")
         }
     }
+
+    /// `trimmingSpaces()` is Foundation's trim of `.whitespaces`, with or without anything to trim at either end.
+    @Test func trimmingSpacesIsFoundationsTrimOfWhitespaces() {
+        let ends = ["", " ", "\t", "\n", "\r\n", "\u{00A0}", "\u{3000}", "\u{2028}", "é", "x", "\t \u{2009}"]
+        for start in ends {
+            for end in ends {
+                for middle in ["", "a", " ", "20", "a b", "é\u{301}"] {
+                    let text = start + middle + end
+                    let name = text.unicodeScalars.map { String($0.value, radix: 16) }
+                    #expect(text.trimmingSpaces() == text.trimmingCharacters(in: .whitespaces), "\(name)")
+                    #expect(text[...].trimmingSpaces() == text.trimmingCharacters(in: .whitespaces), "\(name)")
+                }
+            }
+        }
+    }
 }
 
 @Suite struct TitleCollationTests {

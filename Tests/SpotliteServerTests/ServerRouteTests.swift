@@ -87,6 +87,25 @@ enum SampleFixture {
         }
     }
 
+    /// `/metrics` counts every request by route and status, and times it by route.
+    @Test func metricsCountEachRouteAndStatus() async throws {
+        try await withServer { client, _ in
+            for query in ["q=tap", "q=leaking", "q=%G1", "q=tap"] {
+                _ = try await client.execute(uri: "/v1/search?" + query, method: .get)
+            }
+            _ = try await client.execute(uri: "/healthz", method: .get)
+            let text = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+            for line in [
+                #"spotlite_http_requests_total{route="/v1/search",status="200"} 3"#,
+                #"spotlite_http_requests_total{route="/v1/search",status="400"} 1"#,
+                #"spotlite_http_requests_total{route="/healthz",status="200"} 1"#,
+                #"spotlite_http_request_duration_seconds_count{route="/v1/search"} 4"#,
+            ] {
+                #expect(text.split(separator: "\n").contains { $0 == line }, "\(line) in \(text)")
+            }
+        }
+    }
+
     @Test func errorsAreProblemDocumentsWithTheCLIsCodes() async throws {
         try await withServer { client, _ in
             for (uri, status, code) in [
