@@ -195,7 +195,6 @@ public final class SearchQueryParser {
     /// The query if it is one tracker key and nothing else: letters (digits and `_` after the first), `-`, digits
     /// (`HADOOP-1234`, `gh-12`).
     static func sourceKey(typedAlone text: String) -> String? {
-        guard text.utf8.contains(UInt8(ascii: "-")) else { return nil }
         let key = text.trimmingSpaces()
         guard key.utf8.count <= 64, let dash = key.lastIndex(of: "-"), let first = key.first, first.isASCII,
             first.isLetter

@@ -1,3 +1,5 @@
+import TrackerStore
+
 /// The parameters of a URL's query, decoded as HTML forms and browsers encode them
 /// (`application/x-www-form-urlencoded`): `+` is a space, `%XX` a byte of UTF-8, a name without `=` has the value
 /// "". The first of a repeated name counts.
@@ -34,9 +36,9 @@ struct FormQuery: Sendable {
             case UInt8(ascii: "+"):
                 bytes.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard index < text.endIndex, let high = hexValue(text[index]) else { throw malformed(parameter()) }
+                guard index < text.endIndex, let high = text[index].hexDigitValue else { throw malformed(parameter()) }
                 text.formIndex(after: &index)
-                guard index < text.endIndex, let low = hexValue(text[index]) else { throw malformed(parameter()) }
+                guard index < text.endIndex, let low = text[index].hexDigitValue else { throw malformed(parameter()) }
                 text.formIndex(after: &index)
                 bytes.append(high << 4 | low)
             default:
@@ -45,15 +47,6 @@ struct FormQuery: Sendable {
         }
         guard let decoded = String(validating: bytes, as: UTF8.self) else { throw malformed(parameter()) }
         return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private static func malformed(_ parameter: String) -> Problem {

@@ -36,21 +36,27 @@ final class ServerMetrics: Sendable {
     func record(route: String, status: Int, elapsed: Duration) {
         let (counter, histogram) = requestMetrics.withLock { metrics in
             let key = "\(status) \(route)"
-            let counter =
-                metrics.counters[key]
-                ?? registry.makeCounter(
+            let counter: Counter
+            if let made = metrics.counters[key] {
+                counter = made
+            } else {
+                counter = registry.makeCounter(
                     descriptor: Self.name(
                         "http_requests", unit: "total", help: "HTTP requests answered, by route and status."),
                     labels: [("route", route), ("status", String(status))])
-            let histogram =
-                metrics.histograms[route]
-                ?? registry.makeDurationHistogram(
+                metrics.counters[key] = counter
+            }
+            let histogram: DurationHistogram
+            if let made = metrics.histograms[route] {
+                histogram = made
+            } else {
+                histogram = registry.makeDurationHistogram(
                     descriptor: Self.name(
                         "http_request_duration", unit: "seconds",
                         help: "Time to answer an HTTP request (to its first byte for event streams), by route."),
                     labels: [("route", route)], buckets: Self.buckets)
-            metrics.counters[key] = counter
-            metrics.histograms[route] = histogram
+                metrics.histograms[route] = histogram
+            }
             return (counter, histogram)
         }
         counter.increment()

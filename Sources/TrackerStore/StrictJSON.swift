@@ -199,20 +199,11 @@ public enum StrictJSON {
             guard position + 4 <= bytes.count else { throw fail("\\u needs four hex digits", at: escape) }
             var value: UInt32 = 0
             for byte in bytes[position..<position + 4] {
-                guard let digit = Self.hexValue(byte) else { throw fail("\\u needs four hex digits", at: escape) }
-                value = value << 4 | digit
+                guard let digit = byte.hexDigitValue else { throw fail("\\u needs four hex digits", at: escape) }
+                value = value << 4 | UInt32(digit)
             }
             position += 4
             return value
-        }
-
-        static func hexValue(_ byte: UInt8) -> UInt32? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(byte - UInt8(ascii: "A") + 10)
-            default: return nil
-            }
         }
 
         mutating func number() throws(Failure) -> Double {
@@ -254,4 +245,16 @@ public enum JSONValue: Equatable, Sendable {
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+}
+
+extension UInt8 {
+    /// The value of this byte as a hex digit (`0`–`9`, `a`–`f`, `A`–`F`), or nil: JSON's `\u` escapes, a URL's `%XX`.
+    public var hexDigitValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
 }
