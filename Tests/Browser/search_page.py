@@ -14,6 +14,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright, expect
@@ -51,12 +52,32 @@ def axe_findings(page, where):
             for v in serious))
 
 
+def live_state(page, requests):
+    """What the live step's parts saw, for a failure's message: the list's state, the server's subscriptions and
+    index, the page's requests to the API since the search box last changed."""
+    state = page.evaluate("""async () => {
+      const list = document.getElementById("hits");
+      const get = async path => { try { const r = await fetch(path); return r.status + " " + await r.text(); }
+                                  catch (error) { return String(error); } };
+      return {live: list.dataset.live, query: list.dataset.query, shown: list.children.length,
+              subscriptions: await get("/v1/subscriptions"), status: await get("/v1/status")};
+    }""")
+    return json.dumps(state) + "; requests: " + "; ".join(requests[-12:])
+
+
 def main(base, screenshot, writer):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
         page = browser.new_page()
         alerts = []
         page.on("dialog", lambda dialog: (alerts.append(dialog.message), dialog.dismiss()))
+        # The page's calls to the API, timed, for the live step's failure message.
+        started = time.monotonic()
+        requests = []
+        page.on("response", lambda r: "/v1/" in r.url and requests.append(
+            "%.1f s %d %s" % (time.monotonic() - started, r.status, r.url[len(base):])))
+        page.on("requestfailed", lambda r: "/v1/" in r.url and requests.append(
+            "%.1f s failed %s: %s" % (time.monotonic() - started, r.url[len(base):], r.failure)))
         page.goto(base + "/")
         box = page.locator("#q")
         expect(box).to_be_focused()
@@ -220,7 +241,13 @@ def main(base, screenshot, writer):
             expect(page.locator("#status")).to_have_text("no matches", timeout=10_000)
             expect(page.locator("#hits")).to_have_attribute("data-live", "on", timeout=15_000)
             subprocess.run(writer, check=True, stdout=subprocess.DEVNULL)
-            expect(hits.first.locator("a")).to_have_text("Zeppelin seen over the garden", timeout=15_000)
+            written = time.monotonic()
+            requests.append("%.1f s the writer's row committed" % (written - started))
+            try:
+                expect(hits.first.locator("a")).to_have_text("Zeppelin seen over the garden", timeout=30_000)
+            except AssertionError as failure:
+                raise AssertionError("the written row was not shown %.1f s after the writer: %s" % (
+                    time.monotonic() - written, live_state(page, requests))) from failure
             box.fill("tap")
             expect(page.locator("#hits")).to_have_attribute("data-query", "tap", timeout=10_000)
             # A refused poll (the server busy on a loaded machine) is "not yet", not a failure of the page.

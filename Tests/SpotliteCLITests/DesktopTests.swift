@@ -119,7 +119,9 @@ import Testing
                 "python3", Repository.root + "/Tests/Browser/search_page.py", "http://127.0.0.1:\(server.port)",
                 screenshot, writer,
             ])
-        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        // On a failure, the server's own log too: the live step's message says what the page saw, this what served it.
+        let log = result.status == 0 ? "" : (try? String(contentsOfFile: server.log, encoding: .utf8)) ?? ""
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)\nserve's log:\n\(log.suffix(4000))")
         let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         for width in [420, 1400] {
