@@ -113,7 +113,7 @@ bool cxapian_mset_snippet(const cxapian_mset *mset, const char *text, size_t len
     stemmer->set_initials(mset->snippet_terms.stem_initials);
     const std::string snippet = cxapian::snippet(mset->for_snippets(), mset->snippet_terms,
                                                  std::string_view(text, length), snippet_length, english, hi_start,
-                                                 hi_end, omit);
+                                                 hi_end, omit, mset->weights_for_snippets());
     hand_out(snippet, out, out_length);
     CXAPIAN_GUARD_END(error)
 }

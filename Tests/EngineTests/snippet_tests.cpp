@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -236,4 +237,125 @@ TEST_CASE("a snippet walked over its part of the text is the whole text's snippe
             }
         }
     }
+}
+
+namespace {
+
+/// An ASCII text of `words` words drawn from what Xapian's tokenizer and snippet treat apart: acronyms, infixes
+/// and suffixes that join or do not, words over 64 bytes, every kind of punctuation before and after a word,
+/// sentence ends, control characters, and the words the queries below highlight (as written, by their stems, in a
+/// phrase), crowded or sparse.
+std::string ascii_text(std::mt19937 &random, unsigned words) {
+    static const std::vector<std::string> highlighted = {
+        "check", "checks", "Checking", "CHECK", "run", "running", "Runs", "rseq", "support", "rseq support",
+        "the rseq support", "time", "bit", "C.H.E.C.K", "check's", "check&run", "check_run", "checked+", "run#",
+        "checking,", "R.S.E.Q.", "support;", "3.14check", "check++", "check++++", "check+x", "CHECK."};
+    static const std::vector<std::string> others = {
+        "supper", "cheap", "rust", "the", "a", "of", "time_t", "64-bit", "AT&T", "U.S.A.", "U.S.A", "U.Sx", "A.b",
+        "P.T.O.", "C++", "C#", "C+++", "c++x", "fish+chips", "a#b", "don't", "don'", "3.14", "1,000", "3;4", "3.x",
+        "x.3", "a&&b", "x_y", "_x", "x__", "systems", "Fixes", "an", "to", "Kernel", "xcheck", "cheaper", "Runner",
+        "supported", "rs", "$5", "100%", "e-mail", "I", "A", "Q.", std::string(64, 'q'), std::string(65, 'q'),
+        "joined_" + std::string(60, 'q'), std::string(30, 'w') + "&" + std::string(40, 'w')};
+    static const std::vector<std::string> separators = {
+        " ",   " ",    " ",      "  ", "\n", ". ",  ", ", "! ", "... ", " (", ") ", "\"", " -- ", "/",    "\t",
+        "?\n", " [\"", "\"] ",   " <", "> ", "&",   "'",  " `", "~",    "@",  "\\", " {", "} ",   "$",    "%",
+        "+",   "#",    "))))) ", " ((((((", "\x01", "\x7f", ".", "?!? ", " ;: ", "*", "^", "=", "|", "- ", " -"};
+    const unsigned sparse = 1 + random() % 30;
+    std::string text;
+    if (random() % 4 == 0) text += separators[random() % separators.size()];
+    for (unsigned i = 0; i < words; ++i) {
+        const auto &from = random() % sparse == 0 ? highlighted : others;
+        text += from[random() % from.size()];
+        if (i + 1 < words || random() % 2) text += separators[random() % separators.size()];
+    }
+    return text;
+}
+
+Xapian::Query windowed(Xapian::Query::op op, const std::vector<std::string> &terms, Xapian::termcount window) {
+    return Xapian::Query(op, terms.begin(), terms.end(), window);
+}
+
+}  // namespace
+
+TEST_CASE("an ASCII text's snippet written here is Xapian's, byte for byte") {
+    TempIndex index;
+    std::mt19937 random(20261202);
+    // Documents holding the queries' terms unevenly, so that each weighs its own in a weighted match.
+    for (int i = 0; i < 60; ++i) index.add({"Title", ascii_text(random, 10 + random() % 60)});
+    index.commit();
+    auto *implementation = new cxapian::SnippetStemmer();
+    const Xapian::Stem stemmer(implementation);
+    using Q = Xapian::Query;
+    const std::vector<Q> queries = {
+        Q("check"),
+        Q("Zcheck"),
+        Q(Q::OP_OR, Q("Zcheck"), Q("Zrun")),
+        Q(Q::OP_AND, Q("checks"), Q("Zsupport")),
+        Q(Q::OP_OR, Q("check"), Q("Zcheck")),
+        phrase({"rseq", "support"}),
+        phrase({"the", "rseq", "support"}),
+        Q(Q::OP_OR, phrase({"rseq", "support"}), phrase({"the", "rseq", "support"})),  // phrases of two lengths
+        Q(Q::OP_OR, phrase({"the", "rseq", "support"}), Q(Q::OP_OR, phrase({"rseq", "support"}), Q("Zrun"))),
+        windowed(Q::OP_PHRASE, {"rseq", "support"}, 4),  // not tight: its terms are loose
+        windowed(Q::OP_NEAR, {"check", "run"}, 3),
+        Q(Q::OP_AND_MAYBE, Q("Zcheck"), phrase({"time", "bit"})),
+        Q(Q::OP_OR, Q("usa"), Q("pto")),  // acronyms
+        Q(Q::OP_OR, Q("c++"), Q("c#")),
+        Q(Q::OP_OR, Q("at&t"), Q("don't")),
+        Q(Q::OP_OR, Q("3.14"), Q("1,000")),
+        Q(Q::OP_OR, Q("time_t"), Q("Ztime")),
+        Q(Q::OP_OR, Q("qwertyuiop"), Q("Zcheck")),  // a term no document holds weighs nothing
+        Q("Scheck"),                                // a title's term: no word of a text is it
+        Q(Q::OP_OR, Q("Scheck"), Q("rust")),
+    };
+    const unsigned flags = Xapian::MSet::SNIPPET_EXHAUSTIVE | Xapian::MSet::SNIPPET_CJK_NGRAM;
+    size_t highlighted = 0;
+    size_t compared = 0;
+    for (const bool weighted : {false, true}) {
+        for (const auto &query : queries) {
+            Xapian::Enquire enquire(index.writable());
+            enquire.set_query(query);
+            if (!weighted) enquire.set_weighting_scheme(Xapian::BoolWeight());
+            const Xapian::MSet mset = enquire.get_mset(0, weighted ? 10 : 0);
+            const cxapian::SnippetWeights weights = cxapian::snippet_weights(mset, query);
+            REQUIRE(weights.usable);
+            const cxapian::SnippetTerms terms = cxapian::snippet_terms(query);
+            implementation->set_initials(terms.stem_initials);
+            for (int round = 0; round < 250; ++round) {
+                const std::string text = ascii_text(random, 1 + random() % 120);
+                const size_t length = std::vector<size_t>{1, 5, 20, 60, 160, 300}[random() % 6];
+                const std::string omit = std::vector<std::string>{"…", "", "..."}[random() % 3];
+                const std::string expected = mset.snippet(text, length, stemmer, flags, "[", "]", omit);
+                INFO("query ", query.get_description(), weighted ? " weighted" : "", ", length ", length,
+                     ", omit '", omit, "', text: ", text);
+                CHECK(cxapian::ascii_snippet(weights, text, length, stemmer, "[", "]", omit) == expected);
+                CHECK(cxapian::snippet(mset, terms, text, length, stemmer, "[", "]", omit, &weights) == expected);
+                if (expected.find('[') != std::string::npos) ++highlighted;
+                ++compared;
+            }
+        }
+    }
+    // Many texts had a word highlighted, and many did not (else the comparison above tells less than it seems).
+    CHECK(highlighted * 3 > compared);
+    CHECK(highlighted * 20 < compared * 19);
+}
+
+TEST_CASE("a snippet is Xapian's where it cannot be written here: a byte above 0x7F, a wildcard") {
+    TempIndex index;
+    index.add({"Title", "check the café"});
+    index.commit();
+    Xapian::Enquire enquire(index.writable());
+    const Xapian::Query query(Xapian::Query::OP_OR, Xapian::Query("check"), Xapian::Query("café"));
+    enquire.set_query(query);
+    const Xapian::MSet mset = enquire.get_mset(0, 0);
+    const cxapian::SnippetWeights weights = cxapian::snippet_weights(mset, query);
+    const Xapian::Stem stemmer("english");
+    CHECK(!cxapian::ascii_snippet(weights, "a check of the café", 20, stemmer, "[", "]", "…"));
+    const auto ascii = cxapian::ascii_snippet(weights, "a check of the cafe", 20, stemmer, "[", "]", "…");
+    CHECK(ascii == std::optional<std::string>("a [check] of the cafe"));
+    const Xapian::Query wildcard(Xapian::Query::OP_WILDCARD, "che");
+    enquire.set_query(wildcard);
+    CHECK(!cxapian::snippet_weights(enquire.get_mset(0, 0), wildcard).usable);
+    // No highlight asked for: Xapian gives a short text back as it is.
+    CHECK(!cxapian::ascii_snippet(weights, "a check", 20, stemmer, "", "", "…"));
 }

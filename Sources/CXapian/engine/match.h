@@ -126,6 +126,7 @@ struct MatchResult {
     /// query, whose terms snippets highlight.
     Xapian::Query highlight_query;
     mutable std::optional<Xapian::MSet> highlight_mset;
+    mutable std::optional<SnippetWeights> highlight_weights;
     /// The terms of for_snippets()'s query that snippets can highlight: SnippetStemmer stems only words beginning as
     /// one of its stems does, and a snippet walks only the part of a text where such words are (neither where
     /// match() did not say).
@@ -157,6 +158,15 @@ struct MatchResult {
             highlight_mset = enquire.get_mset(0, 0);
         }
         return *highlight_mset;
+    }
+
+    /// What for_snippets()'s query and statistics weigh in a snippet, for ascii_snippet(): read on the first snippet
+    /// asked for. Only for the parsed query's match set, whose query is known here (nullptr otherwise: Xapian's
+    /// snippet then).
+    const SnippetWeights *weights_for_snippets() const {
+        if (highlight_query.empty()) return nullptr;
+        if (!highlight_weights) highlight_weights = snippet_weights(for_snippets(), highlight_query);
+        return &*highlight_weights;
     }
 };
 
