@@ -223,21 +223,15 @@ class Sniplets {
     std::size_t head_ = 0;
 };
 
+/// Xapian's append_escaping_xml: "&", "<" and ">" as entities, the runs between them appended whole.
 void append_escaping_xml(const char *p, const char *end, std::string &output) {
-    for (; p != end; ++p) {
-        switch (*p) {
-            case '&':
-                output += "&amp;";
-                break;
-            case '<':
-                output += "&lt;";
-                break;
-            case '>':
-                output += "&gt;";
-                break;
-            default:
-                output += *p;
-        }
+    while (p != end) {
+        const char *run = p;
+        while (p != end && *p != '&' && *p != '<' && *p != '>') ++p;
+        output.append(run, std::size_t(p - run));
+        if (p == end) return;
+        output += *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : "&gt;";
+        ++p;
     }
 }
 
@@ -636,6 +630,7 @@ std::optional<std::string> ascii_snippet(const SnippetWeights &weights, std::str
     });
     window.done();
     std::string result;
+    result.reserve(length + 2 * omit.size() + 8 * (hi_start.size() + hi_end.size()));
     while (window.drain(text, hi_start, hi_end, omit, result)) {
     }
     return result;
