@@ -19,8 +19,9 @@
 //                       stem_terms.h (the stems it leaves out) and positions.h (its positions, packed into each
 //                       document's data, and the phrase checks that read them)
 //   similar.h           more like this; compounds.h compound words; spellings.h the spelling table's words
-//   snippets.h          a hit's snippet, walked over the part of its text it can come from; stemmer.h the
-//                       stemmers that index, parse and highlight
+//   snippets.h          a hit's snippet, walked over the part of its text it can come from; ascii_snippet.h
+//                       Xapian's walk of an ASCII text, ported; stemmer.h the stemmers that index, parse and
+//                       highlight
 //   term_classes.h, term_frequencies.h, query_parts.h   helpers of the rewrites
 //   writable.h          opening a database for writing, waiting out a lock a forked child holds for a moment
 //
@@ -29,6 +30,7 @@
 #ifndef CXAPIAN_ENGINE_ENGINE_H
 #define CXAPIAN_ENGINE_ENGINE_H
 
+#include "ascii_snippet.h"
 #include "changes.h"
 #include "compounds.h"
 #include "index_layout.h"

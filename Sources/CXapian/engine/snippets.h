@@ -4,17 +4,16 @@
 #ifndef CXAPIAN_ENGINE_SNIPPETS_H
 #define CXAPIAN_ENGINE_SNIPPETS_H
 
+#include "ascii_snippet.h"
+
 #include <xapian.h>
 
 #include <bitset>
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 #include <utility>
-#include <vector>
 
 namespace cxapian {
 
@@ -63,36 +62,6 @@ std::pair<std::size_t, std::size_t> snippet_span(std::string_view text, const Sn
 /// words of the last `length` + 1 bytes up to the last word. The whole text where that word is not known to be walked
 /// (it may be longer than the 64 bytes beyond which a snippet passes over a word).
 std::pair<std::size_t, std::size_t> tail_span(std::string_view text, std::size_t length);
-
-/// What Xapian's MSet::snippet reads of its match set's query and statistics, read once for a page's snippets: the
-/// query's loose terms and tight phrases of terms (its check_query(), in the same order), and what each weighs (its
-/// check_term(): the term's weight in the match plus the largest, scaled as it scales it).
-struct SnippetWeights {
-    /// False where ascii_snippet() cannot give Xapian's snippet: a wildcard, a phrase whose window is unreadable or
-    /// of fewer than two terms, a match set without statistics.
-    bool usable = false;
-    /// A loose term's index in `loose_relevance`; a term the statistics lack is not here (Xapian drops it).
-    std::unordered_map<std::string, std::size_t> loose;
-    std::vector<double> loose_relevance;
-    std::vector<std::vector<std::string>> phrases;
-    std::vector<double> phrase_relevance;
-    std::size_t longest_phrase = 0;
-    /// The first bytes of the loose terms, and of the stems of its "Z" terms: a word beginning with none is looked up
-    /// in neither way (a stem begins with its word's first byte, see SnippetStemmer).
-    std::bitset<256> initials;
-    std::bitset<256> stem_initials;
-};
-
-/// `mset`'s query and statistics as its snippets read them, `query` being the query `mset` was matched with.
-SnippetWeights snippet_weights(const Xapian::MSet &mset, const Xapian::Query &query);
-
-/// Xapian's MSet::snippet (exhaustive, CJK text as n-grams) of an ASCII `text`, written here: the same bytes, for a
-/// small share of the work (words read a byte at a time from tables of Xapian's own character classes, no look-up of
-/// a word that no term begins as). Nothing where the text holds a byte above 0x7F, or `weights` is not usable: ask
-/// Xapian then.
-std::optional<std::string> ascii_snippet(const SnippetWeights &weights, std::string_view text, std::size_t length,
-                                         const Xapian::Stem &stemmer, const std::string &hi_start,
-                                         const std::string &hi_end, const std::string &omit);
 
 /// `mset`'s snippet of `text` (MSet::snippet, exhaustive, CJK text as n-grams) of `length` bytes, words highlighted
 /// between `hi_start` and `hi_end`, `omit` where text is left out: the same snippet as of the whole text, from
