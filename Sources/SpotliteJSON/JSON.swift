@@ -2,7 +2,8 @@ import Foundation
 import Indexer
 import TrackerStore
 
-/// A JSON value with keys in the order given, so output is stable for tools and golden tests.
+/// A JSON value with keys in the order given, so output is stable for tools and golden tests. The answers written
+/// most (a page of hits, a row) are written by a ``JSONWriter`` instead, and held here as what it wrote.
 public enum JSON: Sendable {
     case string(String)
     case int(Int)
@@ -11,154 +12,154 @@ public enum JSON: Sendable {
     case null
     case array([JSON])
     case object([(String, JSON)])
+    /// Compact JSON text a ``JSONWriter`` wrote: one value, kept as its bytes.
+    case written([UInt8])
 
     /// The value as compact JSON text.
-    public var text: String { String(decoding: line(ending: ""), as: UTF8.self) }
+    public var text: String {
+        if case .written(let bytes) = self { return String(decoding: bytes, as: UTF8.self) }
+        return String(decoding: line(ending: ""), as: UTF8.self)
+    }
 
-    /// The value's compact JSON text as UTF-8 bytes, then `ending` (a server's body, a line of JSON Lines): no
-    /// String made, no copy to append the ending.
+    /// The value's compact JSON text as UTF-8 bytes, then `ending` (a server's body, a line of JSON Lines).
     public func line(ending: String = "\n") -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(1_024)
-        write(to: &out)
-        out.append(contentsOf: ending.utf8)
-        return out
+        var capacity = 1_024
+        if case .written(let bytes) = self { capacity = bytes.count + ending.utf8.count }
+        var writer = JSONWriter(capacity: capacity)
+        write(to: &writer)
+        return writer.line(ending: ending)
     }
 
-    /// A number as `%.6g` writes it (C's formatting, without Foundation's string formatting per score); `null` for
-    /// what JSON cannot hold.
-    static func write(_ value: Double, to out: inout [UInt8]) {
-        guard value.isFinite else {
-            out.append(contentsOf: "null".utf8)
-            return
-        }
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in
-            let written = withVaList([value]) { vsnprintf(buffer.baseAddress, buffer.count, "%.6g", $0) }
-            let count = Int(max(0, min(written, Int32(buffer.count - 1))))
-            out.append(contentsOf: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
-        }
-    }
-
-    /// The value's compact JSON text appended to UTF-8 bytes: one buffer for a whole answer, rather than a string
-    /// per value joined at each level.
-    public func write(to out: inout [UInt8]) {
+    /// The value written by `writer`, as one value where it stands.
+    public func write(to writer: inout JSONWriter) {
         switch self {
-        case .string(let value): JSONLines.appendQuoted(value, to: &out)
-        case .int(let value): out.append(contentsOf: String(value).utf8)
-        case .double(let value): Self.write(value, to: &out)
-        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .null: out.append(contentsOf: "null".utf8)
-        case .array(let values):
-            out.append(UInt8(ascii: "["))
-            for (index, value) in values.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                value.write(to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
+        case .string(let value): writer.string(value)
+        case .int(let value): writer.int(value)
+        case .double(let value): writer.double(value)
+        case .bool(let value): writer.bool(value)
+        case .null: writer.null()
+        case .array(let values): writer.array { for value in values { value.write(to: &$0) } }
         case .object(let pairs):
-            out.append(UInt8(ascii: "{"))
-            for (index, (key, value)) in pairs.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONLines.appendQuoted(key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                value.write(to: &out)
+            writer.object {
+                for (key, value) in pairs {
+                    $0.key(key)
+                    value.write(to: &$0)
+                }
             }
-            out.append(UInt8(ascii: "}"))
+        case .written(let bytes): writer.written(bytes)
         }
+    }
+
+    /// What `body` writes, as a value of a tree.
+    public static func writing(capacity: Int = 1_024, _ body: (inout JSONWriter) -> Void) -> JSON {
+        var writer = JSONWriter(capacity: capacity)
+        body(&writer)
+        return .written(writer.bytes)
     }
 }
 
 /// The JSON form of store rows, shared by `search` and `resolve` (and the server's items, projects and resolve).
 public enum EntityJSON {
     /// `{"uri": …, "title": …}` of an item's project, in `resolve` and `search` output alike.
-    public static func projectReference(_ project: Project, storeID: String) -> JSON {
-        reference(.project, project.id, title: project.title, storeID: storeID)
+    static func projectReference(_ project: Project, storeID: String, to out: inout JSONWriter) {
+        reference(.project, project.id, title: project.title, storeID: storeID, to: &out)
     }
 
-    /// `{"uri": …, "title": …}` of a message's item.
-    public static func itemReference(_ item: Item, storeID: String) -> JSON {
-        reference(.item, item.id, title: item.title, storeID: storeID)
+    /// `{"uri": …, "title": …}` of a message's item; `null` for a message of its project.
+    static func itemReference(_ item: Item?, storeID: String, to out: inout JSONWriter) {
+        guard let item else { return out.null() }
+        reference(.item, item.id, title: item.title, storeID: storeID, to: &out)
     }
 
-    static func reference(_ kind: TrackerURI.Kind, _ id: String, title: String, storeID: String) -> JSON {
-        .object([
-            ("uri", .string(TrackerURI(storeID: storeID, kind: kind, entityID: id).description)),
-            ("title", .string(title)),
-        ])
+    static func reference(
+        _ kind: TrackerURI.Kind, _ id: String, title: String, storeID: String, to out: inout JSONWriter
+    ) {
+        out.object {
+            $0.field("uri", uri: TrackerURI(storeID: storeID, kind: kind, entityID: id))
+            $0.field("title", title)
+        }
     }
 
     /// An item's state, the last fields of its `resolve` and `search` objects alike.
-    static func state(of item: Item) -> [(String, JSON)] {
-        [
-            ("priority", .int(item.priority)),
-            ("completed", .bool(item.isCompleted)),
-            ("created", .string(item.createdAt)),
-            ("modified", .string(item.modifiedAt)),
-        ]
+    static func state(of item: Item, to out: inout JSONWriter) {
+        out.field("priority", item.priority)
+        out.field("completed", item.isCompleted)
+        out.field("created", item.createdAt)
+        out.field("modified", item.modifiedAt)
     }
 
     /// An item's tracker fields. `whole`: every one (a row's object); else only those set (a search hit's, which
     /// stays as short as before for a store that uses none).
-    public static func tracking(of item: Item, storeID: String, whole: Bool) -> [(String, JSON)] {
+    static func tracking(of item: Item, storeID: String, whole: Bool, to out: inout JSONWriter) {
         let t = item.tracking
-        var pairs: [(String, JSON)] = []
-        func add(_ key: String, _ value: JSON, set: Bool) { if whole || set { pairs.append((key, value)) } }
-        add("author", .string(t.author), set: !t.author.isEmpty)
-        add("assignees", .array(t.assignees.map { .string($0) }), set: !t.assignees.isEmpty)
-        add("tags", .array(t.tags.map { .string($0) }), set: !t.tags.isEmpty)
-        add("resolution", .string(t.resolution), set: !t.resolution.isEmpty)
-        add("closed_at", t.closedAt.map { .string($0) } ?? .null, set: t.closedAt != nil)
-        let links = t.links.map { link in
-            JSON.object([
-                ("kind", .string(link.kind.rawValue)), ("uri", .string(link.target(in: storeID).description)),
-            ])
+        if whole || !t.author.isEmpty { out.field("author", t.author) }
+        if whole || !t.assignees.isEmpty { out.field("assignees", strings: t.assignees) }
+        if whole || !t.tags.isEmpty { out.field("tags", strings: t.tags) }
+        if whole || !t.resolution.isEmpty { out.field("resolution", t.resolution) }
+        if whole || t.closedAt != nil { out.field("closed_at", t.closedAt) }
+        if whole || !t.links.isEmpty {
+            out.key("links")
+            out.array {
+                for link in t.links {
+                    $0.object {
+                        $0.field("kind", link.kind.rawValue)
+                        $0.field("uri", uri: link.target(in: storeID))
+                    }
+                }
+            }
         }
-        add("links", .array(links), set: !links.isEmpty)
-        add("url", .string(t.sourceURL), set: !t.sourceURL.isEmpty)
-        add("key", .string(t.sourceKey), set: !t.sourceKey.isEmpty)
-        add("commenters", .array(item.commenters.map { .string($0) }), set: !item.commenters.isEmpty)
-        return pairs
+        if whole || !t.sourceURL.isEmpty { out.field("url", t.sourceURL) }
+        if whole || !t.sourceKey.isEmpty { out.field("key", t.sourceKey) }
+        if whole || !item.commenters.isEmpty { out.field("commenters", strings: item.commenters) }
     }
 
     /// `store` and `alsoIn`: for a row found among named stores, the store's name and the other stores holding it.
     public static func json(_ entity: StoreEntity, uri: TrackerURI, store: String? = nil, alsoIn: [String] = []) -> JSON
     {
-        var pairs: [(String, JSON)] = [("uri", .string(uri.description))]
-        if let store { pairs += [("store", .string(store)), ("also_in", .array(alsoIn.map { .string($0) }))] }
-        switch entity {
-        case .item(let item, let project):
-            pairs +=
-                [
-                    ("kind", .string("item")),
-                    ("id", .string(item.id)),
-                    ("title", .string(item.title)),
-                    ("detail", .string(item.detail)),
-                    ("project", projectReference(project, storeID: uri.storeID)),
-                ] + state(of: item) + tracking(of: item, storeID: uri.storeID, whole: true)
-        case .message(let message, let project, let item):
-            pairs += [
-                ("kind", .string("message")),
-                ("id", .string(message.id)),
-                ("author", .string(message.author)),
-                ("text", .string(message.text)),
-                ("project", projectReference(project, storeID: uri.storeID)),
-                ("item", item.map { itemReference($0, storeID: uri.storeID) } ?? .null),
-                ("created", .string(message.createdAt)),
-                ("modified", .string(message.modifiedAt)),
-            ]
-        case .project(let project):
-            pairs += [
-                ("kind", .string("project")),
-                ("id", .string(project.id)),
-                ("title", .string(project.title)),
-                ("detail", .string(project.detail)),
-                ("color", .string(project.color)),
-                ("closed", .bool(project.isClosed)),
-                ("created", .string(project.createdAt)),
-                ("modified", .string(project.modifiedAt)),
-            ]
+        .writing { write(entity, uri: uri, store: store, alsoIn: alsoIn, to: &$0) }
+    }
+
+    static func write(
+        _ entity: StoreEntity, uri: TrackerURI, store: String?, alsoIn: [String], to out: inout JSONWriter
+    ) {
+        out.object { out in
+            out.field("uri", uri: uri)
+            if let store {
+                out.field("store", store)
+                out.field("also_in", strings: alsoIn)
+            }
+            switch entity {
+            case .item(let item, let project):
+                out.field("kind", "item")
+                out.field("id", item.id)
+                out.field("title", item.title)
+                out.field("detail", item.detail)
+                out.key("project")
+                projectReference(project, storeID: uri.storeID, to: &out)
+                state(of: item, to: &out)
+                tracking(of: item, storeID: uri.storeID, whole: true, to: &out)
+            case .message(let message, let project, let item):
+                out.field("kind", "message")
+                out.field("id", message.id)
+                out.field("author", message.author)
+                out.field("text", message.text)
+                out.key("project")
+                projectReference(project, storeID: uri.storeID, to: &out)
+                out.key("item")
+                itemReference(item, storeID: uri.storeID, to: &out)
+                out.field("created", message.createdAt)
+                out.field("modified", message.modifiedAt)
+            case .project(let project):
+                out.field("kind", "project")
+                out.field("id", project.id)
+                out.field("title", project.title)
+                out.field("detail", project.detail)
+                out.field("color", project.color)
+                out.field("closed", project.isClosed)
+                out.field("created", project.createdAt)
+                out.field("modified", project.modifiedAt)
+            }
         }
-        return .object(pairs)
     }
 }
 

@@ -9,102 +9,115 @@ public enum SearchJSON {
     public static let schema = "spotlite.search/1"
 
     public static func outcome(_ outcome: SearchOutcome) -> JSON {
-        var pairs: [(String, JSON)] = [
-            ("schema", .string(schema)),
-            ("query", .string(outcome.query)),
-            ("parsed_query", .string(outcome.parsedQuery)),
-            ("filters", .array(outcome.filters.map { .string($0) })),
-            ("total", .int(outcome.total)),
-            ("total_is_exact", .bool(outcome.isExact)),
-            ("offset", .int(outcome.offset)),
-            ("limit", .int(outcome.limit)),
-            ("dropped", .int(outcome.dropped)),
-            ("changes_behind", outcome.changesBehind.map { .int($0) } ?? .null),
-            ("suggestion", outcome.suggestion.map { .string($0) } ?? .null),
-            ("searched_suggestion", .bool(outcome.searchedSuggestion)),
-            (
-                "project_suggestions",
-                .array(
-                    outcome.projectSuggestions.map {
-                        .object([("typed", .string($0.typed)), ("titles", .array($0.titles.map { .string($0) }))])
-                    })
-            ),
-            (
-                "facets",
-                .object(
-                    outcome.facets.map { facet in
-                        (
-                            facet.facet.rawValue,
-                            .array(
-                                facet.values.map {
-                                    .object([
-                                        ("value", .string($0.value)), ("label", .string($0.label)),
-                                        ("count", .int($0.count)),
-                                    ])
-                                })
-                        )
-                    })
-            ),
-            ("hits", .array(outcome.hits.map(hit))),
-        ]
-        // A search across stores says which could not answer (an empty list when all did).
-        if outcome.hits.contains(where: { $0.store != nil }) || !outcome.failures.isEmpty || outcome.isAcrossStores {
-            pairs.append(("failures", .array(outcome.failures.map(failure))))
-        }
-        return .object(pairs)
+        // A page's hits with their snippets are most of it: about 600 bytes each.
+        .writing(capacity: 1_024 + 768 * outcome.hits.count) { write(outcome, to: &$0) }
     }
 
-    /// A store that could not answer a search across stores.
-    public static func failure(_ failure: StoreFailure) -> JSON {
-        .object([
-            ("store", .string(failure.store)), ("code", .string(failure.code)), ("message", .string(failure.message)),
-        ])
+    static func write(_ outcome: SearchOutcome, to out: inout JSONWriter) {
+        out.object { out in
+            out.field("schema", schema)
+            out.field("query", outcome.query)
+            out.field("parsed_query", outcome.parsedQuery)
+            out.field("filters", strings: outcome.filters)
+            out.field("total", outcome.total)
+            out.field("total_is_exact", outcome.isExact)
+            out.field("offset", outcome.offset)
+            out.field("limit", outcome.limit)
+            out.field("dropped", outcome.dropped)
+            out.field("changes_behind", outcome.changesBehind)
+            out.field("suggestion", outcome.suggestion)
+            out.field("searched_suggestion", outcome.searchedSuggestion)
+            out.key("project_suggestions")
+            out.array { out in
+                for suggestion in outcome.projectSuggestions {
+                    out.object {
+                        $0.field("typed", suggestion.typed)
+                        $0.field("titles", strings: suggestion.titles)
+                    }
+                }
+            }
+            out.key("facets")
+            out.object { out in
+                for facet in outcome.facets {
+                    out.key(facet.facet.rawValue)
+                    out.array { out in
+                        for value in facet.values {
+                            out.object {
+                                $0.field("value", value.value)
+                                $0.field("label", value.label)
+                                $0.field("count", value.count)
+                            }
+                        }
+                    }
+                }
+            }
+            out.key("hits")
+            out.array { for hit in outcome.hits { write(hit, to: &$0) } }
+            // A search across stores says which could not answer (an empty list when all did).
+            if outcome.hits.contains(where: { $0.store != nil }) || !outcome.failures.isEmpty
+                || outcome.isAcrossStores
+            {
+                out.key("failures")
+                out.array { out in
+                    for failure in outcome.failures {
+                        out.object {
+                            $0.field("store", failure.store)
+                            $0.field("code", failure.code)
+                            $0.field("message", failure.message)
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// One hit: the row's fields, its score, and the snippet of its detail where the query matched.
     public static func hit(_ hit: ResolvedHit) -> JSON {
-        var pairs: [(String, JSON)] = [("uri", .string(hit.uri.description))]
-        switch hit.entity {
-        case .item(let item, let project):
-            pairs +=
-                [
-                    ("kind", .string("item")),
-                    ("title", .string(item.title)),
-                    ("project", EntityJSON.projectReference(project, storeID: hit.uri.storeID)),
-                ] + EntityJSON.state(of: item) + EntityJSON.tracking(of: item, storeID: hit.uri.storeID, whole: false)
-        case .message(let message, let project, let item):
-            pairs += [
-                ("kind", .string("message")),
-                ("title", .string(hit.entity.title)),
-                ("project", EntityJSON.projectReference(project, storeID: hit.uri.storeID)),
-                ("priority", .null),
-                ("completed", .bool(false)),
-                ("created", .string(message.createdAt)),
-                ("modified", .string(message.modifiedAt)),
-                ("author", .string(message.author)),
-                ("item", item.map { EntityJSON.itemReference($0, storeID: hit.uri.storeID) } ?? .null),
-            ]
-        case .project(let project):
-            pairs += [
-                ("kind", .string("project")),
-                ("title", .string(project.title)),
-                ("project", .null),
-                ("priority", .null),
-                ("completed", .bool(project.isClosed)),
-                ("created", .string(project.createdAt)),
-                ("modified", .string(project.modifiedAt)),
-            ]
+        .writing { write(hit, to: &$0) }
+    }
+
+    static func write(_ hit: ResolvedHit, to out: inout JSONWriter) {
+        let storeID = hit.uri.storeID
+        out.object { out in
+            out.field("uri", uri: hit.uri)
+            switch hit.entity {
+            case .item(let item, let project):
+                out.field("kind", "item")
+                out.field("title", item.title)
+                out.key("project")
+                EntityJSON.projectReference(project, storeID: storeID, to: &out)
+                EntityJSON.state(of: item, to: &out)
+                EntityJSON.tracking(of: item, storeID: storeID, whole: false, to: &out)
+            case .message(let message, let project, let item):
+                out.field("kind", "message")
+                out.field("title", hit.entity.title)
+                out.key("project")
+                EntityJSON.projectReference(project, storeID: storeID, to: &out)
+                out.field("priority", nil as Int?)
+                out.field("completed", false)
+                out.field("created", message.createdAt)
+                out.field("modified", message.modifiedAt)
+                out.field("author", message.author)
+                out.key("item")
+                EntityJSON.itemReference(item, storeID: storeID, to: &out)
+            case .project(let project):
+                out.field("kind", "project")
+                out.field("title", project.title)
+                out.field("project", nil as String?)
+                out.field("priority", nil as Int?)
+                out.field("completed", project.isClosed)
+                out.field("created", project.createdAt)
+                out.field("modified", project.modifiedAt)
+            }
+            out.field("score", hit.score)
+            if let likeness = hit.likeness { out.field("likeness", likeness) }
+            if hit.isKnownDuplicate { out.field("known_duplicate", true) }
+            if let store = hit.store {
+                out.field("store", store)
+                out.field("also_in", strings: hit.alsoIn)
+            }
+            out.field("snippet", hit.snippet?.plain)
+            out.field("highlights", strings: hit.snippet?.matches ?? [])
         }
-        pairs.append(("score", .double(hit.score)))
-        if let likeness = hit.likeness { pairs.append(("likeness", .double(likeness))) }
-        if hit.isKnownDuplicate { pairs.append(("known_duplicate", .bool(true))) }
-        if let store = hit.store {
-            pairs += [("store", .string(store)), ("also_in", .array(hit.alsoIn.map { .string($0) }))]
-        }
-        pairs += [
-            ("snippet", hit.snippet.map { .string($0.plain) } ?? .null),
-            ("highlights", .array((hit.snippet?.matches ?? []).map { .string($0) })),
-        ]
-        return .object(pairs)
     }
 }

@@ -348,6 +348,13 @@ public enum JSONLines {
     /// E2 80 A8–AE in UTF-8, U+2066–U+2069 E2 81 A6–A9, the C1 controls C2 80–9F).
     public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        appendEscaped(text, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The inside of ``quote(_:)``, appended with no quotes around it: one string literal written in parts (a URI
+    /// from its store, kind and ID).
+    public static func appendEscaped(_ text: String, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes in
             var index = 0
@@ -397,7 +404,6 @@ public enum JSONLines {
             }
             out.append(contentsOf: bytes[run..<bytes.count])
         }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// Whether any of eight bytes is outside printable ASCII (a control, DEL, a byte of a multi-byte character) or is
