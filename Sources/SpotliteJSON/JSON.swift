@@ -23,7 +23,7 @@ public enum JSON: Sendable {
 
     /// The value's compact JSON text as UTF-8 bytes, then `ending` (a server's body, a line of JSON Lines).
     public func line(ending: String = "\n") -> [UInt8] {
-        var capacity = 1_024
+        var capacity = JSONWriter.defaultCapacity
         if case .written(let bytes) = self { capacity = bytes.count + ending.utf8.count }
         var writer = JSONWriter(capacity: capacity)
         write(to: &writer)
@@ -51,7 +51,7 @@ public enum JSON: Sendable {
     }
 
     /// What `body` writes, as a value of a tree.
-    public static func writing(capacity: Int = 1_024, _ body: (inout JSONWriter) -> Void) -> JSON {
+    public static func writing(capacity: Int = JSONWriter.defaultCapacity, _ body: (inout JSONWriter) -> Void) -> JSON {
         var writer = JSONWriter(capacity: capacity)
         body(&writer)
         return .written(writer.bytes)

@@ -15,8 +15,14 @@ public struct JSONWriter {
     /// The next value needs no comma before it: it opens a container, or follows its key.
     private var opening = true
 
+    /// The bytes reserved when the caller has no better guess: a row, or a short answer.
+    public static let defaultCapacity = 1_024
+
+    /// The opening quote and scheme every URI's text starts with.
+    private static let uriPrefix = Array("\"\(TrackerURI.scheme)://".utf8)
+
     /// `capacity`: the bytes the whole text is expected to take, reserved at once.
-    public init(capacity: Int = 1_024) {
+    public init(capacity: Int = defaultCapacity) {
         bytes.reserveCapacity(capacity)
     }
 
@@ -56,10 +62,10 @@ public struct JSONWriter {
     /// A URI's canonical text (``TrackerURI/description``) as a string, written from its parts with no String made.
     public mutating func uri(_ uri: TrackerURI) {
         separate()
-        bytes.append(contentsOf: "\"\(TrackerURI.scheme)://".utf8)
+        bytes.append(contentsOf: Self.uriPrefix)
         JSONLines.appendEscaped(uri.storeID, to: &bytes)
         bytes.append(UInt8(ascii: "/"))
-        JSONLines.appendEscaped(uri.kind.rawValue, to: &bytes)
+        bytes.append(contentsOf: uri.kind.rawValue.utf8)  // a literal of ours: nothing to escape
         bytes.append(UInt8(ascii: "/"))
         JSONLines.appendEscaped(uri.entityID, to: &bytes)
         bytes.append(UInt8(ascii: "\""))

@@ -10,7 +10,7 @@ public enum SearchJSON {
 
     public static func outcome(_ outcome: SearchOutcome) -> JSON {
         // A page's hits with their snippets are most of it: about 600 bytes each.
-        .writing(capacity: 1_024 + 768 * outcome.hits.count) { write(outcome, to: &$0) }
+        .writing(capacity: JSONWriter.defaultCapacity + 768 * outcome.hits.count) { write(outcome, to: &$0) }
     }
 
     static func write(_ outcome: SearchOutcome, to out: inout JSONWriter) {
