@@ -311,3 +311,46 @@ TEST_CASE("a table found not to fit is not read again at the database's next rev
     search(*elsewhere);
     CHECK(reads == 2);
 }
+
+TEST_CASE("a reader that held no table at the last revision patches the table another reader made, at once") {
+    TempIndex index;
+    for (const Item &item : corpus(60)) index.add(item);
+    index.commit();
+    auto first = index.reader();
+    auto second = index.reader();
+    cxapian::RevisionTableCache<cxapian::DocLengths> first_cache;
+    cxapian::RevisionTableCache<cxapian::DocLengths> second_cache;
+    int reads = 0;
+    int patches = 0;
+    auto search = [&](cxapian::RevisionTableCache<cxapian::DocLengths> &cache, cxapian::Reader &at) {
+        auto table = cache.get(
+            at.database, "test: shared base", at.path,
+            [&reads](const Xapian::Database &db) {
+                ++reads;
+                return std::make_shared<const cxapian::DocLengths>(db);
+            },
+            [&patches](const cxapian::DocLengths &previous, const Xapian::Database &db, const Docids &changed) {
+                ++patches;
+                return std::make_shared<const cxapian::DocLengths>(previous, db, changed);
+            });
+        cxapian::TableMaker::wait();
+        return table;
+    };
+    // The first reader's table, read whole on its second search.
+    search(first_cache, *first);
+    search(first_cache, *first);
+    REQUIRE(reads == 1);
+    // A commit; the second reader, which never held a table, searches the new revision: the first reader's table,
+    // patched, is asked for at its first search.
+    index.replace(3, edited(3, 1));
+    index.commit();
+    second->database.reopen();
+    search(second_cache, *second);
+    CHECK(reads == 1);
+    CHECK(patches == 1);
+    const auto table = search(second_cache, *second);
+    REQUIRE(table != nullptr);
+    CHECK(table->revision() == second->database.get_revision());
+    const cxapian::DocLengths whole(second->database);
+    for (Xapian::docid did = 1; did <= 60; ++did) CHECK(table->length(did) == whole.length(did));
+}

@@ -119,6 +119,13 @@ std::shared_ptr<const void> SharedTables::keep(const std::string &key, std::shar
     return table;
 }
 
+std::shared_ptr<const void> SharedTables::newest(const std::string &name, const std::string &path) {
+    Kept &k = kept();
+    std::lock_guard<std::mutex> lock(k.mutex);
+    const auto found = k.newest.find(name + '\0' + path);
+    return found != k.newest.end() ? found->second : nullptr;
+}
+
 void TableMaker::schedule(const std::string &key, std::function<void()> job) {
     Maker &m = maker();
     std::lock_guard<std::mutex> lock(m.mutex);

@@ -35,6 +35,9 @@ class SharedTables {
     /// Keeps `table` under `key` for other readers and returns it; or the table already kept there (made meanwhile
     /// by another reader), which is the one to use.
     static std::shared_ptr<const void> keep(const std::string &key, std::shared_ptr<const void> table);
+    /// The newest table kept of `name` for the database opened at `path`, of whatever revision or UUID, or nullptr:
+    /// what a table of a later revision may be patched from. A name is always one type of table.
+    static std::shared_ptr<const void> newest(const std::string &name, const std::string &path);
 };
 
 /// Makes tables on a thread of its own, one at a time, so that no search waits while a table is read: reading one
@@ -77,10 +80,12 @@ class Unfit {
 /// (docs/decisions/0012-tables-off-the-request-path.md). A table another reader of the same database has made at
 /// that revision (SharedTables) is used at once, made by neither.
 ///
-/// A reader that had a table at an earlier revision asks at the first search of the next: the new table is the old
-/// one patched with the documents the commits between them wrote (RecordingWriter, changed_since), which costs a copy
-/// of the table and a read of those documents, not a read of every document; where the commits are not all known, it
-/// is read whole (docs/decisions/0017-tables-that-follow-the-index.md).
+/// Once any reader of the process has a table of the index, the next revision's is asked for at its first search:
+/// the new table is the newest made (this reader's last, or another's since) patched with the documents the commits
+/// between them wrote (RecordingWriter, changed_since), which costs a copy of the table and a read of those
+/// documents, not a read of every document; where the commits are not all known, it is read whole
+/// (docs/decisions/0017-tables-that-follow-the-index.md). The base is shared, not each reader's own: a server's
+/// sessions each search at only some revisions, and one that held no table at the last would read every document.
 template <typename Table> class RevisionTableCache {
   public:
     /// The table `name` for `database` (opened at `path`) as it is now, made by `make(database)`, or by
@@ -106,7 +111,8 @@ template <typename Table> class RevisionTableCache {
         made_ = table_ != nullptr;
         if (made_) previous_ = nullptr;
         // A table to patch is asked for at once; one to read whole, on the second search.
-        if (made_ || asked_ || (first_search && previous_ == nullptr)) return table_;
+        if (made_ || asked_) return table_;
+        if (first_search && previous_ == nullptr && SharedTables::newest(name, path) == nullptr) return table_;
         asked_ = true;
         if (too_sparse(database) || unfit_->load() == database.get_uuid()) {
             made_ = true;  // found not to fit: once per revision
@@ -117,12 +123,15 @@ template <typename Table> class RevisionTableCache {
             const Xapian::Database newest(path);
             const std::string key = SharedTables::key(name, path, newest);
             if (SharedTables::find(key) != nullptr || too_sparse(newest)) return;
+            // The base: the newer of this reader's last table and the newest any reader has now.
+            const std::shared_ptr<const Table> base =
+                later(later(nullptr, previous, newest),
+                      std::static_pointer_cast<const Table>(SharedTables::newest(name, path)), newest);
             std::vector<Xapian::docid> changed;
-            const bool patchable = previous != nullptr && previous->uuid() == newest.get_uuid() &&
-                                   changed_since(newest, previous->revision(), changed);
+            const bool patchable = base != nullptr && changed_since(newest, base->revision(), changed);
             std::shared_ptr<const Table> table;
             if (patchable) {
-                table = patch(*previous, newest, changed);
+                table = patch(*base, newest, changed);
             } else {
                 table = make(newest);
                 // Read whole and found not to fit: not read again for this database (its UUID), whose next
@@ -140,6 +149,16 @@ template <typename Table> class RevisionTableCache {
     uint64_t tables_made() const { return made_count_->load(); }
 
   private:
+    /// `candidate` if it is of `database` (its UUID), no later than its revision and later than `base`; else `base`.
+    static std::shared_ptr<const Table> later(std::shared_ptr<const Table> base, std::shared_ptr<const Table> candidate,
+                                              const Xapian::Database &database) {
+        if (candidate == nullptr || candidate->uuid() != database.get_uuid() ||
+            candidate->revision() > database.get_revision()) {
+            return base;
+        }
+        return base == nullptr || candidate->revision() > base->revision() ? candidate : base;
+    }
+
     static bool too_sparse(const Xapian::Database &database) {
         return database.get_lastdocid() > 4 * uint64_t(database.get_doccount()) + 4096;
     }
