@@ -106,7 +106,8 @@ extension StoreReader {
     public func changeHorizon(after cursor: Int64, through bound: Int64? = nil) throws -> ChangeHorizon {
         var horizon = ChangeHorizon(through: cursor)
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT seq, entity, entity_id FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+            db.cachedStatement(
+                sql: "SELECT seq, entity, entity_id FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?"),
             arguments: [cursor, bound ?? Int64.max, ChangeHorizon.maximumChanges])
         var count = 0
         while let row = try rows.next() {
@@ -139,10 +140,12 @@ extension StoreReader {
         var seenItems = Set<String>()
         var seenProjects = Set<String>()
         var seenMessages = Set<String>()
+        // Cached, as the horizon's is: a watcher reads the log after every commit to the store.
         let rows = try Row.fetchCursor(
-            db,
-            sql:
-                "SELECT seq, entity, entity_id, changed_at FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+            db.cachedStatement(
+                sql:
+                    "SELECT seq, entity, entity_id, changed_at FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?"
+            ),
             arguments: [cursor, bound ?? Int64.max, limit])
         while let row = try rows.next() {
             through = row["seq"]

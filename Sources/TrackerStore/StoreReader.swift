@@ -345,7 +345,7 @@ public struct StoreReader {
 
     /// Changes with `seq <= this` have been pruned from the log.
     public func logPrunedThrough() throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT log_pruned_through FROM store_info") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT log_pruned_through FROM store_info")) ?? 0
     }
 
     /// How many logged changes come after `sequence` (and not after `last`, when given).
