@@ -64,27 +64,47 @@ public struct Snippet: Sendable, Equatable {
     /// The matched words, in order.
     public var matches: [String] {
         var words: [String] = []
+        forEachMatch { words.append(String(decoding: $0, as: UTF8.self)) }
+        return words
+    }
+
+    /// The UTF-8 bytes of ``marked``, marks and all (a writer that leaves the marks out as it copies: ``markBytes``).
+    public func withMarkedUTF8<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
         var text = marked
-        text.withUTF8 { bytes in
+        return try text.withUTF8(body)
+    }
+
+    /// Calls `body` with the UTF-8 bytes of each matched word, in order, with no String made: a mark opened again
+    /// restarts its word, an end with none open is ignored, and a mark left open runs to the end.
+    public func forEachMatch(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        withMarkedUTF8 { bytes in
             var start: Int?  // where the open mark's word begins
-            for (index, byte) in bytes.enumerated() where byte == Self.markStartByte || byte == Self.markEndByte {
+            var index = 0
+            while index < bytes.count {
+                // Eight bytes at a time while none is below 4, as both marks are: most of the text.
+                if index + 8 <= bytes.count, let base = bytes.baseAddress,
+                    !UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self).containsByte(below: 4)
+                {
+                    index += 8
+                    continue
+                }
+                let byte = bytes[index]
                 if byte == Self.markStartByte {
                     start = index + 1
-                } else if let begun = start {
-                    words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[begun..<index]), as: UTF8.self))
+                } else if byte == Self.markEndByte, let begun = start {
+                    body(UnsafeBufferPointer(rebasing: bytes[begun..<index]))
                     start = nil
                 }
+                index += 1
             }
-            // A mark left open runs to the end.
-            if let begun = start {
-                words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[begun...]), as: UTF8.self))
-            }
+            if let begun = start { body(UnsafeBufferPointer(rebasing: bytes[begun...])) }
         }
-        return words
     }
 
     static let markStartByte = UInt8(ascii: "\u{2}")
     static let markEndByte = UInt8(ascii: "\u{3}")
+    /// ``markStart`` and ``markEnd`` as bytes.
+    public static let markBytes = (markStartByte, markEndByte)
 
     /// ``markStart`` and ``markEnd`` as scalars, for printers that walk the marked text.
     public static let markStartScalar: Unicode.Scalar = "\u{2}"

@@ -42,7 +42,8 @@ public struct JSONWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         opening = true
     }
 
@@ -57,6 +58,14 @@ public struct JSONWriter {
     public mutating func string(_ value: String) {
         separate()
         JSONLines.appendQuoted(value, to: &bytes)
+    }
+
+    /// A string from its UTF-8 bytes (whole characters), leaving out any byte equal to either of `dropping`.
+    public mutating func string(utf8 text: UnsafeBufferPointer<UInt8>, dropping: (UInt8, UInt8)? = nil) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        JSONLines.appendEscaped(text, dropping: dropping, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// A URI's canonical text (``TrackerURI/description``) as a string, written from its parts with no String made.
@@ -76,19 +85,98 @@ public struct JSONWriter {
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    /// A number as `%.6g` writes it (C's formatting, without Foundation's string formatting per score); `null` for
-    /// what JSON cannot hold.
+    /// A number as `%.6g` writes it; `null` for what JSON cannot hold. A score (and most numbers) is written by
+    /// ``appendSixDigits(_:to:)``; the rest by C's formatting.
     public mutating func double(_ value: Double) {
         separate()
         guard value.isFinite else {
             bytes.append(contentsOf: "null".utf8)
             return
         }
+        if Self.appendSixDigits(value, to: &bytes) { return }
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in
             let written = withVaList([value]) { vsnprintf(buffer.baseAddress, buffer.count, "%.6g", $0) }
             let count = Int(max(0, min(written, Int32(buffer.count - 1))))
             bytes.append(contentsOf: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
         }
+    }
+
+    /// `value` as `%.6g` writes it, appended to `bytes`, for 0 and a normal number of magnitude 1e-5 up to 1e6 (what
+    /// a page's scores are); false, nothing appended, for any other. C's formatting (vsnprintf through a `va_list`)
+    /// costs several thousand instructions a number, a good part of a page's JSON.
+    ///
+    /// Exact, as C's is: the value is m·2^e with m < 2^53; its six significant digits are m·10^k·2^e for
+    /// k = 5 − its decimal exponent, an integer of 128 bits here, rounded half to even on the bits shifted out.
+    static func appendSixDigits(_ value: Double, to bytes: inout [UInt8]) -> Bool {
+        let magnitude = value.magnitude
+        if magnitude == 0 {
+            bytes.append(contentsOf: (value.sign == .minus ? "-0" : "0").utf8)
+            return true
+        }
+        guard magnitude.isNormal, magnitude >= 1e-5, magnitude < 1e6 else { return false }
+        let significand = UInt128(magnitude.significandBitPattern | (1 << 52))
+        let shift = 1075 - Int(magnitude.exponentBitPattern)  // magnitude = significand / 2^shift; 33...69 here
+        // The decimal exponent, estimated, then made exact by the digits it gives.
+        var exponent = Int(log10(magnitude).rounded(.down))
+        var digits: UInt128 = 0
+        var rest: UInt128 = 0
+        for _ in 0..<3 {
+            let k = 5 - exponent  // 0...10
+            guard (0...10).contains(k) else { return false }
+            var power: UInt128 = 1
+            for _ in 0..<k { power *= 10 }
+            let scaled = significand * power  // < 2^53 · 10^10 < 2^87
+            digits = scaled >> UInt128(shift)
+            rest = scaled & ((1 << UInt128(shift)) - 1)
+            if digits < 100_000 {
+                exponent -= 1
+            } else if digits >= 1_000_000 {
+                exponent += 1
+            } else {
+                break
+            }
+        }
+        guard digits >= 100_000, digits < 1_000_000 else { return false }
+        let half = UInt128(1) << UInt128(shift - 1)
+        if rest > half || (rest == half && digits & 1 == 1) { digits += 1 }
+        if digits == 1_000_000 {
+            digits = 100_000
+            exponent += 1
+        }
+        if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { text in
+            // The six digits, and how many are left once trailing zeros go.
+            var remaining = Int(digits)
+            for index in stride(from: 5, through: 0, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                remaining /= 10
+            }
+            var kept = 6
+            while kept > 1 && text[kept - 1] == UInt8(ascii: "0") { kept -= 1 }
+            if exponent >= -4 && exponent < 6 {
+                if exponent >= 0 {
+                    bytes.append(contentsOf: text[0...exponent])
+                    if kept > exponent + 1 {
+                        bytes.append(UInt8(ascii: "."))
+                        bytes.append(contentsOf: text[(exponent + 1)..<kept])
+                    }
+                } else {
+                    bytes.append(contentsOf: "0.".utf8)
+                    for _ in 0..<(-exponent - 1) { bytes.append(UInt8(ascii: "0")) }
+                    bytes.append(contentsOf: text[0..<kept])
+                }
+            } else {
+                bytes.append(text[0])
+                if kept > 1 {
+                    bytes.append(UInt8(ascii: "."))
+                    bytes.append(contentsOf: text[1..<kept])
+                }
+                bytes.append(contentsOf: (exponent < 0 ? "e-" : "e+").utf8)
+                if exponent.magnitude < 10 { bytes.append(UInt8(ascii: "0")) }
+                bytes.append(contentsOf: String(exponent.magnitude).utf8)
+            }
+        }
+        return true
     }
 
     public mutating func bool(_ value: Bool) {

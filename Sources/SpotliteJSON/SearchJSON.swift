@@ -116,8 +116,15 @@ public enum SearchJSON {
                 out.field("store", store)
                 out.field("also_in", strings: hit.alsoIn)
             }
-            out.field("snippet", hit.snippet?.plain)
-            out.field("highlights", strings: hit.snippet?.matches ?? [])
+            // The snippet's text and its matched words, copied from the marked text as they are escaped.
+            out.key("snippet")
+            if let snippet = hit.snippet {
+                snippet.withMarkedUTF8 { out.string(utf8: $0, dropping: Snippet.markBytes) }
+            } else {
+                out.null()
+            }
+            out.key("highlights")
+            out.array { list in hit.snippet?.forEachMatch { list.string(utf8: $0) } }
         }
     }
 }

@@ -356,54 +356,66 @@ public enum JSONLines {
     /// from its store, kind and ID).
     public static func appendEscaped(_ text: String, to out: inout [UInt8]) {
         var text = text
-        text.withUTF8 { bytes in
-            var index = 0
-            var run = 0
-            while index < bytes.count {
-                // Eight bytes at a time while none of them needs a look (most of a title or a snippet).
-                while index + 8 <= bytes.count,
-                    let base = bytes.baseAddress,
-                    !mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-                {
-                    index += 8
-                }
-                guard index < bytes.count else { break }
-                let byte = bytes[index]
-                let scalar: UInt32
-                let length: Int
-                if byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C {
-                    index += 1
-                    continue
-                } else if byte < 0x80 {
-                    (scalar, length) = (UInt32(byte), 1)
-                } else if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
-                    (scalar, length) = (UInt32(bytes[index + 1]), 2)
-                } else if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80,
-                    (0xA8...0xAE).contains(bytes[index + 2])
-                {
-                    (scalar, length) = (0x2000 + UInt32(bytes[index + 2] - 0x80), 3)
-                } else if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x81,
-                    (0xA6...0xA9).contains(bytes[index + 2])
-                {
-                    (scalar, length) = (0x2040 + UInt32(bytes[index + 2] - 0x80), 3)
-                } else {
-                    index += 1
-                    continue
-                }
-                out.append(contentsOf: bytes[run..<index])
-                switch scalar {
-                case 0x22: out.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                default: out.append(contentsOf: Array(("\\u" + VisibleText.hex(scalar, digits: 4)).utf8))
-                }
-                index += length
-                run = index
+        text.withUTF8 { appendEscaped($0, to: &out) }
+    }
+
+    /// ``appendEscaped(_:to:)`` over UTF-8 bytes (each run between `dropping`'s bytes whole characters), leaving
+    /// out the bytes equal to either of `dropping` (a snippet's marks, control characters that would otherwise be
+    /// escaped) rather than escaping them.
+    public static func appendEscaped(
+        _ bytes: UnsafeBufferPointer<UInt8>, dropping: (UInt8, UInt8)? = nil, to out: inout [UInt8]
+    ) {
+        var index = 0
+        var run = 0
+        while index < bytes.count {
+            // Eight bytes at a time while none of them needs a look (most of a title or a snippet).
+            while index + 8 <= bytes.count,
+                let base = bytes.baseAddress,
+                !mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            {
+                index += 8
             }
-            out.append(contentsOf: bytes[run..<bytes.count])
+            guard index < bytes.count else { break }
+            let byte = bytes[index]
+            let scalar: UInt32
+            let length: Int
+            if byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C {
+                index += 1
+                continue
+            } else if let dropping, byte == dropping.0 || byte == dropping.1 {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                index += 1
+                run = index
+                continue
+            } else if byte < 0x80 {
+                (scalar, length) = (UInt32(byte), 1)
+            } else if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
+                (scalar, length) = (UInt32(bytes[index + 1]), 2)
+            } else if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80,
+                (0xA8...0xAE).contains(bytes[index + 2])
+            {
+                (scalar, length) = (0x2000 + UInt32(bytes[index + 2] - 0x80), 3)
+            } else if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x81,
+                (0xA6...0xA9).contains(bytes[index + 2])
+            {
+                (scalar, length) = (0x2040 + UInt32(bytes[index + 2] - 0x80), 3)
+            } else {
+                index += 1
+                continue
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+            switch scalar {
+            case 0x22: out.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            default: out.append(contentsOf: Array(("\\u" + VisibleText.hex(scalar, digits: 4)).utf8))
+            }
+            index += length
+            run = index
         }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<bytes.count]))
     }
 
     /// Whether any of eight bytes is outside printable ASCII (a control, DEL, a byte of a multi-byte character) or is
@@ -411,10 +423,9 @@ public enum JSONLines {
     /// below a bound or equal to a value, borrows aside: exact for "any", whichever byte it is.)
     @inline(__always)
     static func mayNeedEscape(_ bytes: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        let belowSpace = (bytes &- ones &* 0x20) & ~bytes & highs != 0
-        return bytes & highs != 0 || belowSpace || bytes.containsByte(0x22) || bytes.containsByte(0x5C)
+        return bytes & highs != 0 || bytes.containsByte(below: 0x20) || bytes.containsByte(0x22)
+            || bytes.containsByte(0x5C)
             || bytes.containsByte(0x7F)
     }
 }
@@ -429,5 +440,13 @@ extension UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let value = self ^ (ones &* UInt64(byte))
         return (value &- ones) & ~value & (ones &* 0x80) != 0
+    }
+
+    /// Whether any of its eight bytes is below `bound` (at most 0x80): a borrow out of a byte marks it, and one
+    /// below it too, so it says whether, not where.
+    @inlinable @inline(__always)
+    public func containsByte(below bound: UInt8) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        return (self &- ones &* UInt64(bound)) & ~self & (ones &* 0x80) != 0
     }
 }
