@@ -101,6 +101,18 @@ public struct Snippet: Sendable, Equatable {
         }
     }
 
+    /// Whether `bytes` hold either mark, looked for eight bytes at a time (a snippet's window is checked for them
+    /// before it is marked: the store's text could hold them).
+    static func holdsMark(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index + 8 <= bytes.count, let base = bytes.baseAddress,
+            !UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self).containsByte(below: 4)
+        {
+            index += 8
+        }
+        return bytes[index...].contains { $0 == markStartByte || $0 == markEndByte }
+    }
+
     static let markStartByte = UInt8(ascii: "\u{2}")
     static let markEndByte = UInt8(ascii: "\u{3}")
     /// ``markStart`` and ``markEnd`` as bytes.

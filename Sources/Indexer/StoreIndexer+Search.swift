@@ -114,7 +114,7 @@ extension StoreIndexer {
     /// them, replaced by U+FFFD: only the matcher's marks highlight.
     static func unmarked(_ text: String) -> String {
         var probe = text
-        guard probe.withUTF8({ bytes in bytes.contains { $0 == 0x02 || $0 == 0x03 } }) else { return text }
+        guard probe.withUTF8(Snippet.holdsMark) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             let isMark = scalar == Snippet.markStartScalar || scalar == Snippet.markEndScalar

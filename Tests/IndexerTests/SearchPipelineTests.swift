@@ -76,6 +76,28 @@ import TrackerStore
         }
     }
 
+    /// Text that holds the snippet's own mark characters shows them as U+FFFD, and only the matched word is
+    /// highlighted, wherever the marks fall (before, after and within the eight bytes a scan reads at once).
+    @Test func marksInTheStoresTextDoNotHighlight() throws {
+        let home = try #require(try store.read { try $0.allProjects() }.first)
+        let befores = ["", "ab", "abcdefgh", "abcdefghijklmnop x"]
+        for before in befores {
+            try store.addItem(
+                projectID: home.id, title: "Marked text",
+                detail: before + "\u{2}fake\u{3} mark then the numbat appears \u{3}after\u{2} more words")
+        }
+        let hits = try indexer.search("numbat").hits
+        #expect(hits.count == befores.count)
+        for hit in hits {
+            let snippet = try #require(hit.snippet)
+            #expect(snippet.matches == ["numbat"], "\(snippet.marked.debugDescription)")
+            #expect(snippet.plain.contains("fake\u{FFFD} mark"), "\(snippet.plain.debugDescription)")
+            #expect(snippet.plain.contains("\u{FFFD}after\u{FFFD}"), "\(snippet.plain.debugDescription)")
+        }
+        #expect(!Array("plain text of some length\u{1}".utf8).withUnsafeBufferPointer(Snippet.holdsMark))
+        #expect(Array("plain text of some length\u{3}".utf8).withUnsafeBufferPointer(Snippet.holdsMark))
+    }
+
     /// A long detail's snippet comes from where the query matched, however far into the text, and a word written in
     /// capitals is found as typed in lower case; a detail without the word (matched by its title) still gives one.
     @Test func aLongDetailsSnippetShowsWhereTheQueryMatchedHoweverFarIn() throws {
