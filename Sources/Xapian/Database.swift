@@ -94,7 +94,7 @@ public final class Database {
         try key.withBytes { (pointer, count) throws(XapianError) in
             try check { cxapian_database_get_metadata(handle, position, pointer, count, &bytes, &length, $0) }
         }
-        return String(decoding: takeBytes(bytes, length), as: UTF8.self)
+        return takeText(bytes, length)
     }
 
     /// The word of the spelling table nearest `word` (at most `maxEditDistance` edits; of equals, the most
@@ -108,7 +108,7 @@ public final class Database {
                     handle, pointer, count, UInt32(clamping: maxEditDistance), &bytes, &length, $0)
             }
         }
-        let suggestion = String(decoding: takeBytes(bytes, length), as: UTF8.self)
+        let suggestion = takeText(bytes, length)
         return suggestion.isEmpty ? nil : suggestion
     }
 
@@ -170,7 +170,7 @@ extension Database {
         } catch {
             return "\(error.errorClass): \(error.message)"
         }
-        let text = String(decoding: takeBytes(report, length), as: UTF8.self)
+        let text = takeText(report, length)
         guard problems > 0 else { return nil }
         let lines = text.split(separator: "\n").filter { !$0.contains("checked OK") && !$0.contains("checked okay") }
         return "\(problems) inconsistencies found: " + lines.suffix(3).joined(separator: "; ")

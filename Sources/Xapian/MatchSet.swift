@@ -182,14 +182,19 @@ public final class MatchSet {
     ) throws(XapianError) -> String {
         var out: UnsafeMutablePointer<CChar>?
         var outLength = 0
+        // The marks and the ellipsis passed as they lie (a String's implicit C string is a copy made per call).
         try text.withBytes { (pointer, count) throws(XapianError) in
-            try check {
-                cxapian_mset_snippet(
-                    handle, pointer, count, length, highlight.start, highlight.end, omit, &out,
-                    &outLength, $0)
+            try highlight.start.withCStringBytes { start throws(XapianError) in
+                try highlight.end.withCStringBytes { end throws(XapianError) in
+                    try omit.withCStringBytes { omit throws(XapianError) in
+                        try check {
+                            cxapian_mset_snippet(handle, pointer, count, length, start, end, omit, &out, &outLength, $0)
+                        }
+                    }
+                }
             }
         }
-        return String(decoding: takeBytes(out, outLength), as: UTF8.self)
+        return takeText(out, outLength)
     }
 }
 

@@ -94,6 +94,6 @@ public final class WordSample {
                 handle, minimumShare, UInt32(clamping: minimumDocuments), UInt32(clamping: maximumCount), &bytes,
                 &length, $0)
         }
-        return WordPairs.words(fromList: String(decoding: takeBytes(bytes, length), as: UTF8.self))
+        return WordPairs.words(fromList: takeText(bytes, length))
     }
 }

@@ -111,7 +111,7 @@ public final class WritableDatabase {
         try key.withBytes { (pointer, count) throws(XapianError) in
             try check { cxapian_writable_database_get_metadata(handle, pointer, count, &bytes, &length, $0) }
         }
-        return String(decoding: takeBytes(bytes, length), as: UTF8.self)
+        return takeText(bytes, length)
     }
 
     /// The number of documents, including uncommitted changes.

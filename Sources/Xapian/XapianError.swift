@@ -102,6 +102,16 @@ func takeBytes(_ pointer: UnsafeMutablePointer<CChar>?, _ length: Int) -> [UInt8
     }
 }
 
+/// The text of a string the C API returned (`length` UTF-8 bytes, not NUL-terminated), decoded where it lies and then
+/// freed; "" for none.
+func takeText(_ pointer: UnsafeMutablePointer<CChar>?, _ length: Int) -> String {
+    guard let pointer else { return "" }
+    defer { cxapian_free(pointer) }
+    return pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+        String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+    }
+}
+
 extension String {
     /// Calls body with the UTF-8 bytes as a (pointer, length) pair, without requiring NUL termination.
     @inline(__always)
@@ -113,6 +123,20 @@ extension String {
             let pointer = base ?? UnsafeRawPointer(empty.utf8Start).assumingMemoryBound(to: CChar.self)
             do throws(XapianError) {
                 return .success(try body(pointer, buffer.count))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Calls body with the string as a NUL-terminated C string, the string's own storage where it has one (passing a
+    /// String where C wants a pointer makes a copy for each call).
+    @inline(__always)
+    func withCStringBytes<R>(_ body: (UnsafePointer<CChar>) throws(XapianError) -> R) throws(XapianError) -> R {
+        let result: Result<R, XapianError> = withCString { pointer in
+            do throws(XapianError) {
+                return .success(try body(pointer))
             } catch {
                 return .failure(error)
             }
