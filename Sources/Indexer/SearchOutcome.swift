@@ -79,15 +79,9 @@ public struct Snippet: Sendable, Equatable {
     public func forEachMatch(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         withMarkedUTF8 { bytes in
             var start: Int?  // where the open mark's word begins
-            var index = 0
+            var index = Self.skippingUnmarked(bytes, from: 0)
             while index < bytes.count {
-                // Eight bytes at a time while none is below 4, as both marks are: most of the text.
-                if index + 8 <= bytes.count, let base = bytes.baseAddress,
-                    !UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self).containsByte(below: 4)
-                {
-                    index += 8
-                    continue
-                }
+                defer { index = Self.skippingUnmarked(bytes, from: index + 1) }
                 let byte = bytes[index]
                 if byte == Self.markStartByte {
                     start = index + 1
@@ -95,7 +89,6 @@ public struct Snippet: Sendable, Equatable {
                     body(UnsafeBufferPointer(rebasing: bytes[begun..<index]))
                     start = nil
                 }
-                index += 1
             }
             if let begun = start { body(UnsafeBufferPointer(rebasing: bytes[begun...])) }
         }
@@ -104,13 +97,19 @@ public struct Snippet: Sendable, Equatable {
     /// Whether `bytes` hold either mark, looked for eight bytes at a time (a snippet's window is checked for them
     /// before it is marked: the store's text could hold them).
     static func holdsMark(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = 0
+        bytes[skippingUnmarked(bytes, from: 0)...].contains { $0 == markStartByte || $0 == markEndByte }
+    }
+
+    /// `index` moved on eight bytes at a time while none of them is below 4, as both marks are (most of a text):
+    /// where a mark may be, or where fewer than eight bytes are left.
+    private static func skippingUnmarked(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
+        var index = index
         while index + 8 <= bytes.count, let base = bytes.baseAddress,
             !UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self).containsByte(below: 4)
         {
             index += 8
         }
-        return bytes[index...].contains { $0 == markStartByte || $0 == markEndByte }
+        return index
     }
 
     static let markStartByte = UInt8(ascii: "\u{2}")
