@@ -138,6 +138,23 @@ import TrackerStore
         }
     }
 
+    /// A store opened again in a process that has it open (a server's store sets open its own store again) keeps
+    /// that process's locks on the file: another program that writes and closes does not take itself for the last
+    /// user and delete the write-ahead log, so what the first handle writes next is in the file for everyone.
+    @Test func openingAnOpenStoreAgainLosesNothingItWritesLater() throws {
+        let store = try makeStore()
+        let project = try store.addProject(title: "Kept")
+        _ = try TrackerStore.open(at: store.path)
+        _ = try TrackerStore.open(at: store.path, readOnly: true)
+        let insert = "INSERT INTO projects (id, title) VALUES ('\(UUID().uuidString.lowercased())', 'Shell');"
+        let shell = TestSupport.run(["sqlite3", "-bail", store.path], input: Data(insert.utf8))
+        #expect(shell.status == 0, "\(shell.stderr)")
+        #expect(FileManager.default.fileExists(atPath: store.path + "-wal"))
+        _ = try store.addItem(projectID: project.id, title: "Written after the shell closed")
+        let count = TestSupport.run(["sqlite3", store.path], input: Data("SELECT count(*) FROM items;".utf8))
+        #expect(count.stdout == "1\n", "\(count.stderr)")
+    }
+
     @Test func uriLookupsTellForeignFromMissing() throws {
         let store = try makeStore()
         let project = try store.addProject(title: "P")
