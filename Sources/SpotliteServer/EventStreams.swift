@@ -59,6 +59,7 @@ final class EventStreams: Sendable {
         // The slot is freed when the client leaves, not at the next heartbeat's failed write: its connection's
         // closing interrupts the stream's wait.
         let channel = context.channel
+        let logger = context.logger
         let key = UUID()
         channel.closeFuture.whenComplete { _ in hub.interrupt(key, of: id) }
         let body = ResponseBody { writer in
@@ -68,36 +69,43 @@ final class EventStreams: Sendable {
                 open.leave()
                 metrics.streamClosed()
             }
-            // The stream tells the client how long to wait before reconnecting.
-            try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-            if resetFirst {
-                let current = try await backend.run { try store.read { try $0.subscription(id: id) } }
-                let position = current?.cursor ?? start.position
-                let event = SubscriptionEvent(position: position, ordinal: Int.max, kind: .reset, member: nil)
-                try await writer.write(ByteBuffer(string: Self.frame(event, subscriptionID: id, storeID: storeID)))
-                start = (position, Int.max)
-            }
-            while !hub.isClosed && !Task.isCancelled && channel.isActive {
-                let version = hub.version(of: id)
-                let (from, ordinal) = start
-                let events = try await backend.run {
-                    try store.read { try $0.subscriptionEvents(id: id, after: from, ordinal: ordinal, limit: 500) }
+            do {
+                // The stream tells the client how long to wait before reconnecting.
+                try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+                if resetFirst {
+                    let current = try await backend.run { try store.read { try $0.subscription(id: id) } }
+                    let position = current?.cursor ?? start.position
+                    let event = SubscriptionEvent(position: position, ordinal: Int.max, kind: .reset, member: nil)
+                    try await writer.write(ByteBuffer(string: Self.frame(event, subscriptionID: id, storeID: storeID)))
+                    start = (position, Int.max)
                 }
-                if let last = events.last {
-                    var text = ""
-                    for event in events { text += Self.frame(event, subscriptionID: id, storeID: storeID) }
-                    try await writer.write(ByteBuffer(string: text))
-                    metrics.eventsSent(events.count)
-                    start = (last.position, last.ordinal)
-                    continue
+                while !hub.isClosed && !Task.isCancelled && channel.isActive {
+                    let version = hub.version(of: id)
+                    let (from, ordinal) = start
+                    let events = try await backend.run {
+                        try store.read { try $0.subscriptionEvents(id: id, after: from, ordinal: ordinal, limit: 500) }
+                    }
+                    if let last = events.last {
+                        var text = ""
+                        for event in events { text += Self.frame(event, subscriptionID: id, storeID: storeID) }
+                        try await writer.write(ByteBuffer(string: text))
+                        metrics.eventsSent(events.count)
+                        start = (last.position, last.ordinal)
+                        continue
+                    }
+                    // Gone (deleted while streaming): the stream ends.
+                    if try await backend.run({ try store.read { try $0.subscription(id: id) } }) == nil { break }
+                    guard channel.isActive else { break }
+                    await hub.wait(for: id, version: version, timeout: heartbeat, key: key)
+                    if hub.version(of: id) == version && !hub.isClosed && channel.isActive {
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                    }
                 }
-                // Gone (deleted while streaming): the stream ends.
-                if try await backend.run({ try store.read { try $0.subscription(id: id) } }) == nil { break }
-                guard channel.isActive else { break }
-                await hub.wait(for: id, version: version, timeout: heartbeat, key: key)
-                if hub.version(of: id) == version && !hub.isClosed && channel.isActive {
-                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                }
+            } catch  where channel.isActive {
+                // Not its client leaving: a store read that failed. The client reconnects and resumes after its last
+                // event; the log says why it had to.
+                logger.warning("the event stream of subscription \(id) ended: \(error)")
+                throw error
             }
             try await writer.finish(nil)
         }

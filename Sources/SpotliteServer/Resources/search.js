@@ -252,7 +252,11 @@ function follow(query) {
       if (!response.ok) return;
       subscription = await response.json();
     } catch (error) { return; }
-    const source = new EventSource("/v1/subscriptions/" + encodeURIComponent(subscription.id) + "/events");
+    // From the subscription's position when it answered, not from wherever it stands when the stream opens: a
+    // change in between, or while a broken stream reconnects before its first event (no Last-Event-ID yet), is
+    // still sent.
+    const source = new EventSource("/v1/subscriptions/" + encodeURIComponent(subscription.id) + "/events?after="
+                                   + encodeURIComponent(subscription.position));
     live = {id: subscription.id, made: response.status === 201, query, source};
     let again = null;
     const refresh = () => { clearTimeout(again); again = setTimeout(search, 150); };
