@@ -60,7 +60,10 @@ enum SampleFixture {
         let parts = try server.makeParts()
         let application = server.makeApplication(
             parts, services: [parts.live, StreamCloser(hub: parts.hub)], onListening: { _ in })
-        try await application.test(testing) { client in try await test(client, server) }
+        // On threads of its own (``ServerThreads``), as a server has the concurrency pool to itself in production.
+        try await withTaskExecutorPreference(ServerThreads.shared) {
+            try await application.test(testing) { client in try await test(client, server) }
+        }
     }
 
     static func json(_ buffer: ByteBuffer) throws -> [String: Any] {
