@@ -143,10 +143,8 @@ public final class TrackerStore: Sendable {
         }
     }
 
-    /// This store again, read-only: nothing done through it can change the store (a server's readers). Opened by
-    /// SQLite alone: reading the file's header again, as ``open(at:)`` does, would close a descriptor of the file in
-    /// this process, and POSIX then drops every lock SQLite holds on it here, so this handle's readers would miss
-    /// what the other writes.
+    /// This store again, read-only: nothing done through it can change the store (a server's readers). The file is
+    /// known to be this store, so neither its header nor its UUID is read again.
     public func readOnlyHandle() throws(StoreError) -> TrackerStore {
         do {
             let configuration = Self.configuration(readOnly: true, busyWait: busyWait)

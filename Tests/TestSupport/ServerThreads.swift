@@ -9,8 +9,8 @@ public final class ServerThreads: TaskExecutor, @unchecked Sendable {
     public static let shared = ServerThreads(count: max(4, ProcessInfo.processInfo.activeProcessorCount * 2))
 
     private let condition = NSCondition()
+    /// Jobs waiting for a thread: a few at a time, so taking the first is cheap.
     private var jobs: [UnownedJob] = []
-    private var next = 0
 
     private init(count: Int) {
         for index in 0..<count {
@@ -31,14 +31,8 @@ public final class ServerThreads: TaskExecutor, @unchecked Sendable {
     private func work() {
         while true {
             condition.lock()
-            while next == jobs.count { condition.wait() }
-            let job = jobs[next]
-            next += 1
-            // The queue is emptied now and then rather than shifted at every job.
-            if next == jobs.count || next > 1_024 {
-                jobs.removeFirst(next)
-                next = 0
-            }
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
             condition.unlock()
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
