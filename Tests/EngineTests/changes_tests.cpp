@@ -171,12 +171,18 @@ TEST_CASE("a table patched with the documents written since is the table read wh
     index.add(long_one);
     index.replace(305, edited(305, 3));
     index.remove(2);
+    // Dates among the unchanged documents' (0–39, many ties): placed between them, before and after by docid.
+    for (unsigned number = 150; number < 170; ++number) {
+        Item tied = edited(number, 3);
+        tied.modified = double(number % 40);
+        index.replace(number, tied);
+    }
     index.commit();
 
     const Xapian::Database after(index.path());
     Docids changed;
     REQUIRE(cxapian::changed_since(after, before.get_revision(), changed));
-    CHECK(changed.size() == 24 + 11 + 29 + 1);
+    CHECK(changed.size() == 24 + 11 + 29 + 1 + 20 - 1);  // 150..169, of which 157 was edited already
     const cxapian::DocLengths patched_lengths(lengths, after, changed);
     const cxapian::DocLengths read_lengths(after);
     const cxapian::TitleWords patched_words(title_words, after, title_words_slot, changed);

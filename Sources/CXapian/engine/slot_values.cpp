@@ -72,20 +72,55 @@ void SlotValues::patch_order(const SlotValues &previous, const std::vector<Xapia
             placed.push_back(static_cast<Xapian::docid>(did));
         }
     }
-    // by_value()'s order: (value, docid), the value's bytes compared as unsigned (as the zero-padded keys compare).
-    const auto before = [this](Xapian::docid a, Xapian::docid b) {
-        const int order = value(a).compare(value(b));
+    // by_value()'s order: (value, docid), the value's bytes compared as unsigned (as the zero-padded keys compare);
+    // `a` by its value in table `in_a`, `b` by its value in `in_b`.
+    const auto before = [](const SlotValues &in_a, Xapian::docid a, const SlotValues &in_b, Xapian::docid b) {
+        const int order = in_a.value(a).compare(in_b.value(b));
         return order != 0 ? order < 0 : a < b;
     };
-    std::sort(placed.begin(), placed.end(), before);
-    order_.reserve(static_cast<size_t>(limit > 0 ? limit - 1 : 0));
-    auto next = placed.begin();
-    for (const Xapian::docid did : previous.order_) {
-        if (did < limit && moved[did]) continue;  // placed anew
-        while (next != placed.end() && before(*next, did)) order_.push_back(*next++);
-        order_.push_back(did);
+    std::sort(placed.begin(), placed.end(),
+              [&](Xapian::docid a, Xapian::docid b) { return before(*this, a, *this, b); });
+    // The previous order is sorted by the previous values, which are this table's for every document not placed
+    // anew: where each placed document stood in it, and where it goes among the others, are binary searches of it,
+    // and the runs between are copied whole. A change costs its searches and the copy, not a comparison of values for
+    // every document (a million of them at each revision of a large index).
+    const std::vector<Xapian::docid> &old = previous.order_;
+    const auto first_not_before = [&](size_t from, const SlotValues &in, Xapian::docid did) {
+        return static_cast<size_t>(std::partition_point(old.begin() + static_cast<std::ptrdiff_t>(from), old.end(),
+                                                        [&](Xapian::docid other) {
+                                                            return before(previous, other, in, did);
+                                                        }) -
+                                   old.begin());
+    };
+    std::vector<size_t> left;  // the positions in `old` of the documents placed anew
+    for (const Xapian::docid did : placed) {
+        if (did >= previous_limit) continue;
+        const size_t at = first_not_before(0, previous, did);
+        if (at < old.size() && old[at] == did) left.push_back(at);
     }
-    order_.insert(order_.end(), next, placed.end());
+    std::sort(left.begin(), left.end());
+    order_.reserve(static_cast<size_t>(limit > 0 ? limit - 1 : 0));
+    auto skip = left.begin();
+    // Appends old[from, to) but the documents placed anew.
+    const auto copy = [&](size_t from, size_t to) {
+        for (; skip != left.end() && *skip < to; ++skip) {
+            order_.insert(order_.end(), old.begin() + static_cast<std::ptrdiff_t>(from),
+                          old.begin() + static_cast<std::ptrdiff_t>(*skip));
+            from = *skip + 1;
+        }
+        if (from < to) {
+            order_.insert(order_.end(), old.begin() + static_cast<std::ptrdiff_t>(from),
+                          old.begin() + static_cast<std::ptrdiff_t>(to));
+        }
+    };
+    size_t from = 0;
+    for (const Xapian::docid did : placed) {
+        const size_t to = first_not_before(from, *this, did);
+        copy(from, to);
+        order_.push_back(did);
+        from = to;
+    }
+    copy(from, old.size());
     ordered_.store(true, std::memory_order_release);
 }
 

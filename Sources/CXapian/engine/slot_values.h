@@ -69,8 +69,8 @@ class SlotValues {
     size_t unvalued() const { return size_t(docid_limit() - 1 - valued_); }
 
   private:
-    /// Makes the order from `previous`'s (made), moving the documents `changed` to their new places: a merge, not a
-    /// sort of every document again.
+    /// Makes the order from `previous`'s (made), moving the documents `changed` to their new places: the runs of
+    /// `previous`'s order between them copied whole, not a sort, nor a comparison, of every document again.
     void patch_order(const SlotValues &previous, const std::vector<Xapian::docid> &changed);
 
     Xapian::rev revision_ = 0;
