@@ -222,6 +222,42 @@ TEST_CASE("a table patched with the documents written since is the table read wh
     CHECK(values->by_value() != read_values->by_value());  // the changes moved documents in the order
 }
 
+TEST_CASE("a patched positions table makes anew only the runs of docids written since, and shares the others") {
+    TempIndex index(nullptr, nullptr, true);
+    const Xapian::docid size = cxapian::PositionsTable::run_size;
+    for (const Item &item : corpus(2 * size + 100)) index.add(item);
+    index.commit();
+    const Xapian::Database before(index.path());
+    const cxapian::PositionsTable positions(before);
+    REQUIRE(positions.complete());
+    CHECK(positions.shared_runs() == 0);
+
+    // Written: one document of the second run, and the last run grown past its end into a fourth.
+    index.replace(size + 7, edited(size + 7, 1));
+    for (Xapian::docid did = 2 * size + 101; did <= 3 * size + 5; ++did) index.add(edited(did, 1));
+    index.commit();
+    const Xapian::Database after(index.path());
+    Docids changed;
+    REQUIRE(cxapian::changed_since(after, before.get_revision(), changed));
+    const cxapian::PositionsTable patched(positions, after, changed);
+    const cxapian::PositionsTable read(after);
+    REQUIRE(patched.complete());
+    CHECK(patched.shared_runs() == 1);  // the first run: no document of it was written
+    size_t with_positions = 0;
+    for (Xapian::docid did = 0; did <= after.get_lastdocid() + 2; ++did) {
+        CAPTURE(did);
+        CHECK(patched.positions(did) == read.positions(did));
+        if (!read.positions(did).empty()) ++with_positions;
+    }
+    CHECK(with_positions == after.get_doccount());
+    CHECK(patched.positions(size + 7) != positions.positions(size + 7));
+
+    // A table patched from that one, nothing written since: every run shared.
+    const cxapian::PositionsTable again(patched, after, Docids{});
+    CHECK(again.shared_runs() == 4);
+    CHECK(again.positions(size + 7) == read.positions(size + 7));
+}
+
 TEST_CASE("a long-lived reader's tables follow the index: each revision's patched from the last, at its first search") {
     TempIndex index(nullptr, nullptr, true);
     for (const Item &item : corpus(400)) index.add(item);

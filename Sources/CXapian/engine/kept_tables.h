@@ -182,7 +182,7 @@ template <typename Table> class RevisionTableCache {
 /// `did`'s document in `database`, or none (deleted since the table a patch starts from was made).
 std::optional<Xapian::Document> document_if_any(const Xapian::Database &database, Xapian::docid did);
 
-/// A table of one byte string per docid, patched (PositionsTable, SlotValues): docid d's bytes are
+/// A flat table of one byte string per docid, patched (SlotValues): docid d's bytes are
 /// `bytes[offsets[d], offsets[d + 1])`. Fills `offsets` (sized one past `database`'s last docid, plus one) and `bytes`
 /// from the previous revision's (`previous_offsets`, `previous_bytes`), copying each run of unchanged documents at
 /// once and taking each of `changed` (ascending) from `read(document)` (its document, or none for one deleted);
