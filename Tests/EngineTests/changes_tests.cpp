@@ -222,6 +222,26 @@ TEST_CASE("a table patched with the documents written since is the table read wh
     CHECK(values->by_value() != read_values->by_value());  // the changes moved documents in the order
 }
 
+TEST_CASE("a table's order by value is made on the table maker's thread, not in the search that asks for it") {
+    TempIndex index(nullptr, nullptr, true);
+    for (const Item &item : corpus(500)) index.add(item);
+    index.commit();
+    const Xapian::Database database(index.path());
+    const auto values = cxapian::SlotValues::read(database, modified_slot);
+    REQUIRE(values != nullptr);
+    CHECK(values->by_value_if_asked_again() == nullptr);  // the first ask: not worth an order yet
+    CHECK(values->by_value_if_asked_again() == nullptr);  // the second: asked of the maker, not sorted here
+    cxapian::TableMaker::wait();
+    const std::vector<Xapian::docid> *order = values->by_value_if_asked_again();
+    REQUIRE(order != nullptr);
+    CHECK(order->size() == database.get_lastdocid());
+    // The order a sort by the slot gives: (value, docid), every docid once.
+    for (size_t i = 1; i < order->size(); ++i) {
+        const auto earlier = values->value((*order)[i - 1]), later = values->value((*order)[i]);
+        CHECK((earlier < later || (earlier == later && (*order)[i - 1] < (*order)[i])));
+    }
+}
+
 TEST_CASE("a patched positions table makes anew only the runs of docids written since, and shares the others") {
     TempIndex index(nullptr, nullptr, true);
     const Xapian::docid size = cxapian::PositionsTable::run_size;

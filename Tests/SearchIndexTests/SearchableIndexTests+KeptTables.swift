@@ -225,7 +225,8 @@ extension SearchableIndexTests {
             }
         }
         let texts = ["pipe", "leak sink", "pipe OR sink", "pipe created:2023-11-15..2023-11-16"]
-        // A short page sorted by date walks the table's order (made by whichever reader asks for it second).
+        // A short page sorted by date walks the table's order, once made (asked of the table maker by whichever reader
+        // asks for it second).
         let requests = [
             SearchRequest(limit: 100), SearchRequest(limit: 100, sort: .created),
             SearchRequest(offset: 3, limit: 5, sort: .created),

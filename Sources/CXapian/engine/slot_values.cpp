@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <climits>
+#include <cstdio>
 #include <limits>
 
 namespace cxapian {
@@ -159,6 +160,18 @@ const std::vector<Xapian::docid> &SlotValues::by_value() const {
         ordered_.store(true, std::memory_order_release);
     });
     return order_;
+}
+
+const std::vector<Xapian::docid> *SlotValues::by_value_if_asked_again() const {
+    if (ordered_.load(std::memory_order_acquire)) return &order_;
+    if (asked_.fetch_add(1, std::memory_order_relaxed) == 0) return nullptr;
+    const std::shared_ptr<const SlotValues> self = weak_from_this().lock();
+    if (self == nullptr) return &by_value();
+    // Keyed by the table itself, which the job holds until it is done: one sort per table, however often it is asked.
+    char key[48];
+    std::snprintf(key, sizeof key, "order %p", static_cast<const void *>(this));
+    TableMaker::schedule(key, [self] { self->by_value(); });
+    return nullptr;
 }
 
 std::shared_ptr<const SlotValues> SlotValuesCache::get(const Xapian::Database &database, const std::string &path,

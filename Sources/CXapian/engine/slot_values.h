@@ -25,7 +25,7 @@ namespace cxapian {
 /// slot reads each match's key from memory instead of seeking through the value stream for it, and a value range on
 /// it checks a candidate's value there. For a common word sorted by `modified`, those seeks were most of
 /// its match (docs/decisions/0006-reader-tables.md).
-class SlotValues {
+class SlotValues : public std::enable_shared_from_this<SlotValues> {
   public:
     /// Values longer than this are not kept (a slot holding one gets no table): every key a table gives is a short
     /// string, made without an allocation. Dates and numbers (sortable_serialise) take at most 9 bytes.
@@ -56,15 +56,13 @@ class SlotValues {
     /// first, as a sort by the slot puts them; made on the first call (a sort by the slot in a match needs no order;
     /// a range needs it to list its documents, a page sorted by the slot to walk the documents in its order).
     const std::vector<Xapian::docid> &by_value() const;
-    /// by_value() once it is worth making: nullptr on the first call, made on the second (or there at once in a table
-    /// patched from one whose order was made). An order costs several
-    /// searches' time, which a reader whose index moves on after each search (the server's, under a busy writer) would
-    /// pay at every revision, as the tables themselves are made on a revision's second search (RevisionTableCache).
-    const std::vector<Xapian::docid> *by_value_if_asked_again() const {
-        if (ordered_.load(std::memory_order_acquire)) return &order_;
-        if (asked_.fetch_add(1, std::memory_order_relaxed) == 0) return nullptr;
-        return &by_value();
-    }
+    /// by_value() once it is made: nullptr until then. It is asked of the TableMaker at the second call (or is there
+    /// at once in a table patched from one whose order was made), and the calls in between go without it: sorting
+    /// every document costs several searches' time (a tenth of a second at a million), which no search should wait
+    /// for, and which a reader whose index moves on after each search (the server's, under a busy writer) would pay
+    /// at every revision, as the tables themselves are made on a revision's second search (RevisionTableCache). A
+    /// table no shared pointer holds (made on the stack) makes its order at the second call, in it.
+    const std::vector<Xapian::docid> *by_value_if_asked_again() const;
     /// How many of by_value()'s docids, at its start, hold no value.
     size_t unvalued() const { return size_t(docid_limit() - 1 - valued_); }
 
