@@ -271,6 +271,15 @@ TEST_CASE("a patched positions table makes anew only the runs of docids written 
     }
     CHECK(with_positions == after.get_doccount());
     CHECK(patched.positions(size + 7) != positions.positions(size + 7));
+    // Each docid listed twice: the same table.
+    Docids doubled;
+    for (const Xapian::docid did : changed) doubled.insert(doubled.end(), {did, did});
+    const cxapian::PositionsTable from_doubled(positions, after, doubled);
+    REQUIRE(from_doubled.complete());
+    for (Xapian::docid did = 0; did <= after.get_lastdocid(); ++did) {
+        CAPTURE(did);
+        CHECK(from_doubled.positions(did) == read.positions(did));
+    }
 
     // A table patched from that one, nothing written since: every run shared.
     const cxapian::PositionsTable again(patched, after, Docids{});

@@ -243,10 +243,10 @@ PositionsTable::PositionsTable(const PositionsTable &previous, const Xapian::Dat
         }
         for (uint64_t did = first; did < end; ++did) {
             const auto docid = static_cast<Xapian::docid>(did);
+            while (change != changed.end() && *change < docid) ++change;  // a docid listed twice counts once
             if (change != changed.end() && *change == docid) {
                 const auto document = document_if_any(database, docid);
                 if (!builder.append(docid, document ? document->get_data() : std::string())) return;
-                ++change;
             } else if (!builder.append(docid, previous.positions(docid))) {
                 return;
             }
