@@ -46,6 +46,9 @@ class MappedFieldProcessor : public Xapian::FieldProcessor {
             } else if (status == CXAPIAN_FIELD_NOT_TERM && result.term != nullptr) {
                 query = Xapian::Query(Xapian::Query::OP_AND_NOT, Xapian::Query::MatchAll,
                                       Xapian::Query(std::string(result.term, result.term_length)));
+            } else if (status == CXAPIAN_FIELD_SLOT_TERM && result.term != nullptr && result.begin != nullptr) {
+                query = slot_term(result.term, result.term_length, result.slot, result.begin, result.begin_length,
+                                  &owner_->ranges);
             } else if (status == CXAPIAN_FIELD_VALUE_RANGE) {
                 query = value_range(result.slot, result.begin, result.begin_length, result.end, result.end_length,
                                     &owner_->ranges);
@@ -68,6 +71,15 @@ class MappedFieldProcessor : public Xapian::FieldProcessor {
             cxapian::ValueRangeLeaf::make(slot, bound(begin, begin_length), bound(end, end_length));
         if (ranges != nullptr && range.bounded()) ranges->push_back(range);
         return range.leaf;
+    }
+
+    /// The term, recorded in `ranges` with the value its documents hold in `slot`.
+    static Xapian::Query slot_term(const char *term, size_t term_length, uint32_t slot, const char *value,
+                                   size_t value_length, std::vector<cxapian::ValueRangeLeaf> *ranges) {
+        cxapian::ValueRangeLeaf leaf = cxapian::ValueRangeLeaf::term_of_value(std::string(term, term_length), slot,
+                                                                              std::string(value, value_length));
+        ranges->push_back(leaf);
+        return leaf.leaf;
     }
 
   private:
@@ -280,6 +292,16 @@ char *cxapian_query_parser_corrected_query(cxapian_query_parser *parser) {
     } catch (...) {
         return nullptr;
     }
+}
+
+bool cxapian_query_new_slot_term(const char *term, size_t term_length, uint32_t slot, const char *value,
+                                 size_t value_length, cxapian_query **out, cxapian_error **error) {
+    CXAPIAN_GUARD_BEGIN
+    *out = nullptr;
+    auto query = std::make_unique<cxapian_query>();
+    query->query = MappedFieldProcessor::slot_term(term, term_length, slot, value, value_length, &query->ranges);
+    *out = query.release();
+    CXAPIAN_GUARD_END(error)
 }
 
 bool cxapian_query_new_value_range(uint32_t slot, const char *begin, size_t begin_length, const char *end,

@@ -52,6 +52,9 @@ final class DocumentBuilder {
         // also carries the wdf of the stem terms left out (below), no query weighing it.
         let kind = TermPrefix.kind + attributes.kind.rawValue
         try document.addTerm(kind, wdfIncrement: 1)
+        // A status's and a priority's terms are held by exactly the documents with their values in the status and
+        // priority slots (written below from the same fields): a filter on them is checked in the slot's table
+        // (``SearchQueryParser/statusMapping(_:)``).
         if !attributes.status.isEmpty { try document.addBooleanTerm(TermPrefix.status + attributes.status) }
         for author in attributes.authorNames where !author.isEmpty {
             try document.addBooleanTerm(TermPrefix.authorTerm(author))

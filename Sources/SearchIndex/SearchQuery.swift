@@ -396,10 +396,23 @@ public final class SearchQueryParser {
         }
     }
 
+    /// The filter on one status: its term, which the documents holding its value in the status slot hold
+    /// (DocumentBuilder writes both).
+    static func statusMapping(_ status: String) -> QueryParser.FieldMapping {
+        .slotTerm(TermPrefix.status + status, slot: ValueSlot.status, value: ValueSlot.statusValue(status))
+    }
+
+    /// The filter on one priority, as ``statusMapping(_:)`` is on a status.
+    static func priorityMapping(_ priority: Int) -> QueryParser.FieldMapping {
+        .slotTerm(
+            TermPrefix.priority + String(priority), slot: ValueSlot.priority,
+            value: SortableNumber.encode(Double(priority)))
+    }
+
     static func statusTerm(_ value: String) -> (QueryParser.FieldMapping, String) {
         switch value.lowercased() {
-        case "open": return (.term(TermPrefix.status + "open"), "status is open")
-        case "completed", "done": return (.term(TermPrefix.status + "completed"), "status is completed")
+        case "open": return (statusMapping("open"), "status is open")
+        case "completed", "done": return (statusMapping("completed"), "status is completed")
         case "closed":
             // Closed projects and completed items: the two statuses after open, one byte each in the status slot.
             // (`completed` is kept as 2, `closed` as 3: ValueSlot.statuses.)
@@ -456,7 +469,7 @@ public final class SearchQueryParser {
             return (.invalid(Self.noPriority(from: lower, to: upper)), "")
         }
         if range.count == 1 {
-            return (.term(TermPrefix.priority + String(range.lowerBound)), "priority is \(range.lowerBound)")
+            return (Self.priorityMapping(range.lowerBound), "priority is \(range.lowerBound)")
         }
         return (
             .valueRange(

@@ -343,9 +343,8 @@ public struct SpotlightQueryParser {
                 guard op.text == "==" || op.text == "!=" else {
                     throw error("completed supports == and != only", at: op)
                 }
-                let completed = (value.text == "true") == (op.text == "==")
-                explanations.append(completed ? "status is completed" : "status is open")
-                return Query(term: TermPrefix.status + (completed ? "completed" : "open"))
+                let status = (value.text == "true") == (op.text == "==") ? "completed" : "open"
+                return try term((SearchQueryParser.statusMapping(status), "status is \(status)"), at: value)
             case .priority:
                 guard value.kind == .number, let number = SearchQueryParser.filterNumber(value.text) else {
                     throw error("priority compares with a whole number from 1 to 3", at: value)
@@ -429,6 +428,9 @@ public struct SpotlightQueryParser {
             case .term(let term):
                 explanations.append(mapping.1)
                 return Query(term: term)
+            case .slotTerm(let term, let slot, let value):
+                explanations.append(mapping.1)
+                return try xapian { () throws(XapianError) in try Query.slotTerm(term, slot: slot, value: value) }
             case .anyTerm(let terms):
                 explanations.append(mapping.1)
                 return Query(anyOf: terms)

@@ -56,6 +56,26 @@ public final class Query: CustomStringConvertible {
         return Query(handle: handle)
     }
 
+    /// The boolean term `term`, which exactly the documents holding `value` in `slot` hold (a status, a priority: the
+    /// index writes both from one field). It matches as the term does; a search with kept tables checks a candidate
+    /// in its table of the slot, one look-up where the term's list would be read up to the candidate.
+    public static func slotTerm(_ term: String, slot: UInt32, value: [UInt8]) throws(XapianError) -> Query {
+        var result: OpaquePointer?
+        let termBytes = Array(term.utf8).map { CChar(bitPattern: $0) }
+        let valueBytes = value.map { CChar(bitPattern: $0) }
+        try check { error in
+            termBytes.withUnsafeBufferPointer { termPointer in
+                valueBytes.withUnsafeBufferPointer { valuePointer in
+                    cxapian_query_new_slot_term(
+                        termPointer.baseAddress, termPointer.count, slot, valuePointer.baseAddress, valuePointer.count,
+                        &result, error)
+                }
+            }
+        }
+        guard let result else { fatalError("out of memory allocating a Xapian query") }
+        return Query(handle: result)
+    }
+
     /// Documents whose value in `slot` lies between `lower` and `upper` (inclusive; nil = open).
     public static func valueRange(slot: UInt32, lower: [UInt8]?, upper: [UInt8]?) throws(XapianError) -> Query {
         var result: OpaquePointer?

@@ -44,6 +44,8 @@ public final class QueryParser {
     /// `.invalid(message)` to reject the query with that message.
     public enum FieldMapping: Sendable, Equatable {
         case term(String)
+        /// The term, which exactly the documents holding `value` in `slot` hold (``Query/slotTerm(_:slot:value:)``).
+        case slotTerm(String, slot: UInt32, value: [UInt8])
         /// Documents with any of these terms.
         case anyTerm([String])
         /// Documents without this term.
@@ -119,6 +121,11 @@ public final class QueryParser {
                     case .term(let term):
                         (result.pointee.term, result.pointee.term_length) = mallocCopy(Array(term.utf8))
                         return Int32(CXAPIAN_FIELD_TERM)
+                    case .slotTerm(let term, let slot, let value):
+                        (result.pointee.term, result.pointee.term_length) = mallocCopy(Array(term.utf8))
+                        result.pointee.slot = slot
+                        (result.pointee.begin, result.pointee.begin_length) = mallocCopy(value)
+                        return Int32(CXAPIAN_FIELD_SLOT_TERM)
                     case .anyTerm(let terms):
                         (result.pointee.term, result.pointee.term_length) = mallocCopy(
                             terms.flatMap { Array($0.utf8) + [0] })

@@ -2,6 +2,7 @@
 
 #include "fixture.h"
 #include "sources/deadline.h"
+#include "slot_values.h"
 #include "sources/docid_list.h"
 
 #include <doctest/doctest.h>
@@ -77,4 +78,56 @@ TEST_CASE("a constant source adds its weight to the documents an AND_MAYBE's req
     const Xapian::MSet found = enquire.get_mset(0, 10);
     REQUIRE(found.size() == 2);
     for (auto hit = found.begin(); hit != found.end(); ++hit) CHECK(hit.get_weight() == doctest::Approx(2.5));
+}
+
+TEST_CASE("a slot range source with a term lists the term's documents, checks them in the table, counts as the term") {
+    TempIndex index;
+    for (const Item &item : corpus(300)) index.add(item);
+    index.commit();
+    const Xapian::Database database(index.path());
+    const auto table = cxapian::SlotValues::read(database, status_slot);
+    REQUIRE(bool(table));
+    for (const std::string status : {"open", "completed", "closed", "none"}) {
+        CAPTURE(status);
+        const std::string term = status_prefix + status;
+        const auto leaf = cxapian::ValueRangeLeaf::term_of_value(term, status_slot, status);
+        CHECK(leaf.bounded());
+        const std::vector<Xapian::docid> expected(database.postlist_begin(term), database.postlist_end(term));
+        cxapian::SlotRangeSource walked(table, status_slot, leaf.begin, leaf.end, leaf.term);
+        CHECK(walk(walked, database) == expected);
+        CHECK(walked.get_termfreq_min() == database.get_termfreq(term));
+        CHECK(walked.get_termfreq_est() == database.get_termfreq(term));
+        CHECK(walked.get_termfreq_max() == database.get_termfreq(term));
+        // Checked one docid at a time, as an AND checks its filters: true for exactly the term's documents.
+        cxapian::SlotRangeSource checked(table, status_slot, leaf.begin, leaf.end, leaf.term);
+        checked.init(database);
+        std::vector<Xapian::docid> members;
+        for (Xapian::docid did = 1; did <= database.get_lastdocid(); ++did) {
+            if (checked.check(did, 0)) members.push_back(did);
+        }
+        CHECK(members == expected);
+        // Skipped through after a check, as the matcher mixes the two.
+        cxapian::SlotRangeSource mixed(table, status_slot, leaf.begin, leaf.end, leaf.term);
+        mixed.init(database);
+        std::vector<Xapian::docid> skipped;
+        for (Xapian::docid did = 1; did <= database.get_lastdocid(); did += 7) {
+            if (mixed.check(did, 0)) continue;
+            mixed.skip_to(did + 3, 0);
+            if (mixed.at_end()) break;
+            skipped.push_back(mixed.get_docid());
+        }
+        for (Xapian::docid did : skipped) CHECK(std::binary_search(expected.begin(), expected.end(), did));
+        // In a query, beside a word: Xapian's page and estimate for the term.
+        Xapian::Enquire plain(database);
+        plain.set_query(Xapian::Query(Xapian::Query::OP_FILTER, Xapian::Query("leak"), Xapian::Query(term)));
+        Xapian::Enquire tabled(database);
+        tabled.set_query(Xapian::Query(Xapian::Query::OP_FILTER, Xapian::Query("leak"),
+                                       cxapian::with_value_tables(leaf.leaf, {leaf}, [&](Xapian::valueno) {
+                                           return table;
+                                       })));
+        const Xapian::MSet want = plain.get_mset(0, 10), got = tabled.get_mset(0, 10);
+        CHECK(got.get_matches_estimated() == want.get_matches_estimated());
+        REQUIRE(got.size() == want.size());
+        for (Xapian::doccount i = 0; i < got.size(); ++i) CHECK(*got[i] == *want[i]);
+    }
 }

@@ -159,6 +159,59 @@ extension SearchableIndexTests {
         try expectSame("after changes", sorts: [.relevance, .created])
     }
 
+    /// A reader kept for many searches checks a filter on a status or a priority (`is:open`, `priority:3`, Spotlight's
+    /// `completed ==`) against the table of its value slot, and walks it as its term: its hits and totals are exactly
+    /// those of a reader that reads the terms' lists, for filters beside words, alone, together, negated and ORed,
+    /// items and projects, before and after statuses and priorities change. The status filters ask for the status
+    /// slot's table, so the table is what they read.
+    @Test func statusAndPriorityFiltersReadTheirSlotsAsTheirTerms() throws {
+        let index = try SearchableIndex(path: path)
+        func item(_ number: Int, shift: Int = 0) -> SearchableItem {
+            let project = number % 10 == 0
+            return SearchableItem(
+                uniqueIdentifier: String(format: "id-%03d", number), domainIdentifier: "home",
+                attributeSet: SearchableItemAttributeSet(
+                    title: "Fix pipe \(number % 7)",
+                    contentDescription: number % 4 == 0 ? "leak under the sink" : "pipe",
+                    kind: project ? .project : .item, containerTitle: "Home",
+                    priority: project ? nil : 1 + (number + shift) % 3, isCompleted: (number + shift) % 5 == 0,
+                    createdAt: 1_700_000_000 + Int64(number) * 3_600, modifiedAt: 1_700_000_000))
+        }
+        try index.indexSearchableItems((0..<200).map { item($0) })
+        let plain = try SearchReader(path: path)
+        let kept = try SearchReader(path: path)
+        kept.keepsTables = true
+        let queries = [
+            "pipe is:open", "pipe is:completed", "leak priority:3 is:open", "pipe priority:1", "is:open",
+            "priority:2 is:completed", "pipe -is:open", "leak OR sink is:completed", "pipe is:open is:completed",
+            "pipe is:closed", "kind:project is:closed is:open",
+        ]
+        func expectSame(_ when: String) throws {
+            for text in queries {
+                for request in [SearchRequest(limit: 300), SearchRequest(offset: 3, limit: 7, sort: .created)] {
+                    try expectKeptReaderAgrees(kept, with: plain, text, request, when)
+                }
+            }
+            let parser = SpotlightQueryParser(words: try SearchQueryParser())
+            for text in ["completed == false && title == \"pipe\"", "completed != false"] {
+                let query = try parser.parse(text)
+                let expected = try plain.search(query, SearchRequest(limit: 300))
+                let results = try kept.search(query, SearchRequest(limit: 300))
+                #expect(!expected.hits.isEmpty && results.hits == expected.hits, "\(when), \(text)")
+            }
+        }
+        try expectSame("first revision")
+        SearchReader.waitForTables()
+        // Lengths, title-word counts, the status slot, the priority slot, and `created` for the sorted pages.
+        #expect(kept.tablesMade == 5)
+        try expectSame("the tables made")
+        try index.indexSearchableItems((0..<100).map { item($0 * 2, shift: 1) })  // new statuses and priorities
+        try index.deleteSearchableItems(withIdentifiers: (0..<20).map { String(format: "id-%03d", $0 * 9) })
+        try plain.reopen()
+        try kept.reopen()
+        try expectSame("after changes")
+    }
+
     /// Readers of one index in one process (a server's sessions) share their tables: a table one reader made at a
     /// revision is used by the others from their first search there, with the same hits; when the index moves on,
     /// whichever reader first searches twice makes the new ones, and the others take them. An index elsewhere (a

@@ -210,13 +210,28 @@ ValueRangeLeaf ValueRangeLeaf::make(Xapian::valueno slot, std::optional<std::str
     return ValueRangeLeaf{leaf, slot, std::move(begin), std::move(end)};
 }
 
+ValueRangeLeaf ValueRangeLeaf::term_of_value(std::string term, Xapian::valueno slot, std::string value) {
+    Xapian::Query leaf(term);
+    return ValueRangeLeaf{leaf, slot, value, value, std::move(term)};
+}
+
 SlotRangeSource::SlotRangeSource(std::shared_ptr<const SlotValues> values, Xapian::valueno slot,
-                                 std::optional<std::string> begin, std::optional<std::string> end)
-    : values_(std::move(values)), slot_(slot), begin_(std::move(begin)), end_(std::move(end)) {}
+                                 std::optional<std::string> begin, std::optional<std::string> end, std::string term)
+    : values_(std::move(values)), slot_(slot), begin_(std::move(begin)), end_(std::move(end)), term_(std::move(term)) {}
 
-SlotRangeSource *SlotRangeSource::clone() const { return new SlotRangeSource(values_, slot_, begin_, end_); }
+SlotRangeSource *SlotRangeSource::clone() const { return new SlotRangeSource(values_, slot_, begin_, end_, term_); }
 
-void SlotRangeSource::init(const Xapian::Database &) {
+void SlotRangeSource::init(const Xapian::Database &database) {
+    members_.clear();
+    walked_ = false;
+    current_ = 0;
+    ended_ = false;
+    if (!term_.empty()) {
+        database_ = database;
+        postings_ = Xapian::PostingIterator();
+        estimate_ = database.get_termfreq(term_);
+        return;
+    }
     // How many documents the range holds, from evenly spaced documents' values: what the matcher needs to choose
     // which of an AND's parts to walk. An exact count needs the table's order, made only for a walk.
     const SlotValues &values = *values_;
@@ -229,10 +244,6 @@ void SlotRangeSource::init(const Xapian::Database &) {
         if (in_range(Xapian::docid(did))) ++inside;
     }
     estimate_ = valued == 0 ? 0 : static_cast<Xapian::doccount>(values.valued() * inside / valued);
-    members_.clear();
-    walked_ = false;
-    current_ = 0;
-    ended_ = false;
 }
 
 bool SlotRangeSource::in_range(Xapian::docid did) const {
@@ -244,6 +255,19 @@ bool SlotRangeSource::in_range(Xapian::docid did) const {
 }
 
 void SlotRangeSource::move_to(Xapian::docid did) {
+    if (!term_.empty()) {
+        if (!walked_) {
+            walked_ = true;
+            postings_ = database_.postlist_begin(term_);
+        }
+        if (postings_ != database_.postlist_end(term_)) postings_.skip_to(did);
+        if (postings_ == database_.postlist_end(term_)) {
+            ended_ = true;
+        } else {
+            current_ = *postings_;
+        }
+        return;
+    }
     if (!walked_) {
         walked_ = true;
         const SlotValues &values = *values_;
@@ -307,7 +331,8 @@ Xapian::Query with_value_tables(const Xapian::Query &query, const std::vector<Va
         if (!range.bounded() || query.internal.get() != range.leaf.internal.get()) continue;
         std::shared_ptr<const SlotValues> values = table(range.slot);
         if (values == nullptr) return query;
-        return Xapian::Query((new SlotRangeSource(std::move(values), range.slot, range.begin, range.end))->release());
+        return Xapian::Query(
+            (new SlotRangeSource(std::move(values), range.slot, range.begin, range.end, range.term))->release());
     }
     if (!combines_subqueries(query.get_type())) return query;
     Xapian::Query rewritten;

@@ -112,15 +112,21 @@ class TableKeyMaker : public Xapian::KeyMaker {
 };
 
 /// A value range of a query (OP_VALUE_RANGE, OP_VALUE_GE, OP_VALUE_LE) as it was built, since Xapian's Query does not
-/// give a range's slot and bounds back: `leaf` is the range's own node, found again in a query by identity.
+/// give a range's slot and bounds back: `leaf` is the range's own node, found again in a query by identity. Or a
+/// boolean term whose documents are exactly those holding one value in a slot (a status, a priority): `leaf` is the
+/// term, which Xapian walks as any term, and a table of the slot checks a candidate against in one look-up, where
+/// the term's list is decoded up to it (most of a filtered search's match, for a filter a third of the documents hold).
 struct ValueRangeLeaf {
     Xapian::Query leaf;
     Xapian::valueno slot = 0;
     std::optional<std::string> begin;  // none: no lower bound
     std::optional<std::string> end;    // none: no upper bound
+    std::string term;                  // the term `leaf` is, if it is one; empty for a range
 
     /// The range as Xapian's query (a query matching all, without a bound).
     static ValueRangeLeaf make(Xapian::valueno slot, std::optional<std::string> begin, std::optional<std::string> end);
+    /// The term `term`, held by exactly the documents whose value in `slot` is `value`.
+    static ValueRangeLeaf term_of_value(std::string term, Xapian::valueno slot, std::string value);
 
     /// Whether `leaf` is a range node (it has a bound), which a query can hold and be searched for; without one it
     /// is a query matching all, which the query's rewrites may drop or merge.
@@ -131,19 +137,23 @@ struct ValueRangeLeaf {
 /// range matches, with no weight, as its range does. Xapian checks a candidate by moving the slot's value stream to it,
 /// decoding the values between; this looks the value up (docs/decisions/0006-reader-tables.md). Walked (when the range
 /// is the rarest part of an AND, or alone), it lists its documents from the table's order.
+///
+/// With a `term` (ValueRangeLeaf::term_of_value), the documents of the term: checked in the table, but counted and
+/// walked as the term's own list (its exact frequency, the matcher's plan and estimates as for the term, and a walk
+/// that stops where the page is full).
 class SlotRangeSource : public Xapian::PostingSource {
   public:
     /// The documents sampled for the range's estimated size.
     static constexpr Xapian::docid samples = 1024;
 
     SlotRangeSource(std::shared_ptr<const SlotValues> values, Xapian::valueno slot, std::optional<std::string> begin,
-                    std::optional<std::string> end);
+                    std::optional<std::string> end, std::string term = std::string());
 
     SlotRangeSource *clone() const override;
     void init(const Xapian::Database &database) override;
-    Xapian::doccount get_termfreq_min() const override { return 0; }
+    Xapian::doccount get_termfreq_min() const override { return term_.empty() ? 0 : estimate_; }
     Xapian::doccount get_termfreq_est() const override { return estimate_; }
-    Xapian::doccount get_termfreq_max() const override { return values_->valued(); }
+    Xapian::doccount get_termfreq_max() const override { return term_.empty() ? values_->valued() : estimate_; }
     void next(double min_wt) override;
     void skip_to(Xapian::docid did, double min_wt) override;
     bool check(Xapian::docid did, double min_wt) override;
@@ -159,6 +169,9 @@ class SlotRangeSource : public Xapian::PostingSource {
     std::shared_ptr<const SlotValues> values_;
     Xapian::valueno slot_;
     std::optional<std::string> begin_, end_;
+    std::string term_;
+    Xapian::Database database_;       // with a term: where its list is read
+    Xapian::PostingIterator postings_;  // with a term: its list, opened at the first walk
     Xapian::doccount estimate_ = 0;
     /// The range's documents as bits by docid, made when the matcher first walks the range (a range it only checks
     /// candidates against needs none).

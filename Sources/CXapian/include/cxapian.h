@@ -343,7 +343,8 @@ typedef struct {
     /** CXAPIAN_FIELD_TERM: the boolean term. */
     char *term;
     size_t term_length;
-    /** CXAPIAN_FIELD_VALUE_RANGE: values in `slot` between begin and end (inclusive); NULL means open. */
+    /** CXAPIAN_FIELD_VALUE_RANGE: values in `slot` between begin and end (inclusive); NULL means open.
+     *  CXAPIAN_FIELD_SLOT_TERM: `slot`, and in `begin` the value its documents hold there. */
     uint32_t slot;
     char *begin;
     size_t begin_length;
@@ -362,6 +363,9 @@ enum {
     CXAPIAN_FIELD_ANY_TERM = 3,
     /** The documents without the boolean term in `term`. */
     CXAPIAN_FIELD_NOT_TERM = 4,
+    /** The boolean term in `term`, which exactly the documents holding the value `begin` in `slot` hold (see
+     *  cxapian_query_new_slot_term). */
+    CXAPIAN_FIELD_SLOT_TERM = 5,
 };
 
 /** Maps a field's text to a filter: returns one of the CXAPIAN_FIELD_ codes and fills `result`. */
@@ -393,6 +397,10 @@ void cxapian_query_parser_set_max_expansion(cxapian_query_parser *parser, uint32
 /** After a parse with CXAPIAN_QP_SPELLING_CORRECTION: the corrected query string, or "" (malloc'ed). */
 char *cxapian_query_parser_corrected_query(cxapian_query_parser *parser);
 
+/** The boolean term `term`, which exactly the documents holding `value` in `slot` hold (a status, a priority): a
+ *  search with kept tables checks a candidate in its table of the slot instead of reading the term's list up to it. */
+bool cxapian_query_new_slot_term(const char *term, size_t term_length, uint32_t slot, const char *value,
+                                 size_t value_length, cxapian_query **out, cxapian_error **error);
 /** A query for documents whose value in `slot` lies between begin and end (NULL = open end). */
 bool cxapian_query_new_value_range(uint32_t slot, const char *begin, size_t begin_length, const char *end,
                                    size_t end_length, cxapian_query **out, cxapian_error **error);
