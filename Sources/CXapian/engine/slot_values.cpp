@@ -217,7 +217,8 @@ ValueRangeLeaf ValueRangeLeaf::term_of_value(std::string term, Xapian::valueno s
 
 SlotRangeSource::SlotRangeSource(std::shared_ptr<const SlotValues> values, Xapian::valueno slot,
                                  std::optional<std::string> begin, std::optional<std::string> end, std::string term)
-    : values_(std::move(values)), slot_(slot), begin_(std::move(begin)), end_(std::move(end)), term_(std::move(term)) {}
+    : values_(std::move(values)), slot_(slot), begin_(std::move(begin)), end_(std::move(end)), term_(std::move(term)),
+      exact_(begin_ && end_ && *begin_ == *end_) {}
 
 SlotRangeSource *SlotRangeSource::clone() const { return new SlotRangeSource(values_, slot_, begin_, end_, term_); }
 
@@ -249,6 +250,7 @@ void SlotRangeSource::init(const Xapian::Database &database) {
 bool SlotRangeSource::in_range(Xapian::docid did) const {
     const std::string_view value = values_->value(did);
     if (value.empty()) return false;  // no value: Xapian's ranges match only documents that hold one
+    if (exact_) return value == std::string_view(*begin_);  // one value (a term's): its bytes, not an order
     if (begin_ && value < std::string_view(*begin_)) return false;
     if (end_ && value > std::string_view(*end_)) return false;
     return true;

@@ -170,6 +170,7 @@ class SlotRangeSource : public Xapian::PostingSource {
     Xapian::valueno slot_;
     std::optional<std::string> begin_, end_;
     std::string term_;
+    bool exact_;                        // begin_ == end_: one value, compared for equality
     Xapian::Database database_;       // with a term: where its list is read
     Xapian::PostingIterator postings_;  // with a term: its list, opened at the first walk
     Xapian::doccount estimate_ = 0;
