@@ -48,9 +48,20 @@ std::shared_ptr<const SlotValues> SlotValues::patched(const SlotValues &previous
                           table->starts_, table->bytes_)) {
         return nullptr;
     }
-    for (size_t did = 1; did + 1 < table->starts_.size(); ++did) {
-        if (table->starts_[did + 1] != table->starts_[did]) ++table->valued_;
+    // The documents holding a value: the previous table's count, moved by the documents written (`changed` is sorted)
+    // and those past its end, not a count over every document.
+    int64_t valued = previous.valued_;
+    const uint64_t previous_limit = previous.docid_limit();
+    Xapian::docid last = 0;
+    for (const Xapian::docid did : changed) {
+        if (did == last || did >= previous_limit) continue;
+        last = did;
+        valued += int64_t(!table->value(did).empty()) - int64_t(!previous.value(did).empty());
     }
+    for (uint64_t did = std::max<uint64_t>(previous_limit, 1); did < table->docid_limit(); ++did) {
+        if (!table->value(Xapian::docid(did)).empty()) ++valued;
+    }
+    table->valued_ = static_cast<Xapian::doccount>(valued);
     if (previous.ordered_.load(std::memory_order_acquire)) table->patch_order(previous, changed);
     return table;
 }
