@@ -52,17 +52,21 @@ final class DocumentBuilder {
         // also carries the wdf of the stem terms left out (below), no query weighing it.
         let kind = TermPrefix.kind + attributes.kind.rawValue
         try document.addTerm(kind, wdfIncrement: 1)
-        // A status's and a priority's terms are held by exactly the documents with their values in the status and
-        // priority slots (written below from the same fields): a filter on them is checked in the slot's table
-        // (``SearchQueryParser/statusMapping(_:)``).
-        if !attributes.status.isEmpty { try document.addBooleanTerm(TermPrefix.status + attributes.status) }
+        // A status's and a priority's terms come with their values in the status and priority slots (``SlotTerm``):
+        // a filter on them is checked in the slot's table.
+        if !attributes.status.isEmpty {
+            let status = SlotTerm.status(attributes.status)
+            try document.addBooleanTerm(status.term)
+            try document.addValue(status.value, slot: status.slot)
+        }
         for author in attributes.authorNames where !author.isEmpty {
             try document.addBooleanTerm(TermPrefix.authorTerm(author))
         }
         try addTrackingTerms(attributes, to: document)
         if let priority = attributes.priority {
-            try document.addBooleanTerm(TermPrefix.priority + String(priority))
-            try document.addValue(SortableNumber.encode(Double(priority)), slot: ValueSlot.priority)
+            let priority = SlotTerm.priority(priority)
+            try document.addBooleanTerm(priority.term)
+            try document.addValue(priority.value, slot: priority.slot)
         }
         // The project's own document only: a filter on the title finds the rest by the project's domain term (items
         // writing their project's title made the index larger, and a rename rewrote them all).
@@ -91,9 +95,6 @@ final class DocumentBuilder {
         try document.addValue(TitleCollation.key(attributes.title), slot: ValueSlot.titleSortKey)
         try document.addValue(SortableNumber.encode(Double(Self.distinctWords(title))), slot: ValueSlot.titleWords)
         try document.addValue(coding.value(item.domainIdentifier), slot: ValueSlot.domain)
-        if !attributes.status.isEmpty {
-            try document.addValue(ValueSlot.statusValue(attributes.status), slot: ValueSlot.status)
-        }
         try document.addValue(coding.value(item.uniqueIdentifier), slot: ValueSlot.uniqueIdentifier)
         if let closed = attributes.closedAt {
             try document.addValue(SortableNumber.encode(Double(closed)), slot: ValueSlot.closed)

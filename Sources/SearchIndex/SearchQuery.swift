@@ -397,16 +397,14 @@ public final class SearchQueryParser {
     }
 
     /// The filter on one status: its term, which the documents holding its value in the status slot hold
-    /// (DocumentBuilder writes both).
-    static func statusMapping(_ status: String) -> QueryParser.FieldMapping {
-        .slotTerm(TermPrefix.status + status, slot: ValueSlot.status, value: ValueSlot.statusValue(status))
-    }
+    /// (``SlotTerm``, which DocumentBuilder writes both from).
+    static func statusMapping(_ status: String) -> QueryParser.FieldMapping { slotMapping(.status(status)) }
 
     /// The filter on one priority, as ``statusMapping(_:)`` is on a status.
-    static func priorityMapping(_ priority: Int) -> QueryParser.FieldMapping {
-        .slotTerm(
-            TermPrefix.priority + String(priority), slot: ValueSlot.priority,
-            value: SortableNumber.encode(Double(priority)))
+    static func priorityMapping(_ priority: Int) -> QueryParser.FieldMapping { slotMapping(.priority(priority)) }
+
+    private static func slotMapping(_ slotTerm: SlotTerm) -> QueryParser.FieldMapping {
+        .slotTerm(slotTerm.term, slot: slotTerm.slot, value: slotTerm.value)
     }
 
     static func statusTerm(_ value: String) -> (QueryParser.FieldMapping, String) {

@@ -112,6 +112,27 @@ extension ValueSlot {
     }
 }
 
+/// A boolean term that exactly the documents holding one value in one slot hold: a status's and a priority's. The
+/// document writes both from here, and a filter on the term is checked in the slot's table by a reader that keeps
+/// one (``SearchQueryParser/statusMapping(_:)``), so the two cannot drift apart.
+struct SlotTerm {
+    let term: String
+    let slot: UInt32
+    let value: [UInt8]
+
+    /// A status's term and its one-byte (or text) value in ``ValueSlot/status``.
+    static func status(_ status: String) -> SlotTerm {
+        SlotTerm(term: TermPrefix.status + status, slot: ValueSlot.status, value: ValueSlot.statusValue(status))
+    }
+
+    /// A priority's term and its sortable value in ``ValueSlot/priority``.
+    static func priority(_ priority: Int) -> SlotTerm {
+        SlotTerm(
+            term: TermPrefix.priority + String(priority), slot: ValueSlot.priority,
+            value: SortableNumber.encode(Double(priority)))
+    }
+}
+
 /// The index layout: what the prefixes, slots and document shape mean.
 public enum SearchIndexLayout {
     /// Bump whenever ``TermPrefix``, ``ValueSlot`` or the document shape changes.

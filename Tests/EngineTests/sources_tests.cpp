@@ -1,8 +1,8 @@
 // sources_tests.cpp — the engine's posting sources on their own: what each lists, and the weights it gives.
 
 #include "fixture.h"
-#include "sources/deadline.h"
 #include "slot_values.h"
+#include "sources/deadline.h"
 #include "sources/docid_list.h"
 
 #include <doctest/doctest.h>
