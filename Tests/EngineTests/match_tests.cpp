@@ -217,3 +217,45 @@ TEST_CASE("a value range read from the slot's table matches what Xapian's range 
         }
     }
 }
+
+TEST_CASE("a long-lived reader's searches share what they look up at a revision, and look again at the next") {
+    TempIndex index(nullptr, nullptr, true);
+    for (const Item &item : corpus(300)) index.add(item);
+    index.commit();
+    auto reader = index.reader();
+    cxapian::MatchOptions options = ranked_options();
+    options.layout.title_prefix = title_prefix;
+    options.layout.positions_key = packed_positions.key;
+    const std::vector<std::string> texts = {"leak", "memory leak", "\"zebrafish leak\"", "zebrafish", "leak OR crash"};
+    // The kept reader's searches (the first of each revision reads the index, the next ones what the first read)
+    // against a reader that keeps nothing, at the same revision.
+    const auto same_as_plain = [&] {
+        for (const std::string &text : texts) {
+            CAPTURE(text);
+            cxapian::MatchOptions plain = options;
+            plain.kept_tables = false;
+            const auto expected = run(*reader, parse(text), plain);
+            cxapian::MatchOptions kept = options;
+            kept.kept_tables = true;
+            for (int search = 0; search < 3; ++search) {
+                const auto got = run(*reader, parse(text), kept);
+                CHECK(got->estimated == expected->estimated);
+                const auto expected_hits = hits(*expected), got_hits = hits(*got);
+                REQUIRE(got_hits.size() == expected_hits.size());
+                for (size_t i = 0; i < got_hits.size(); ++i) {
+                    CHECK(got_hits[i].first == expected_hits[i].first);
+                    CHECK(got_hits[i].second == doctest::Approx(expected_hits[i].second).epsilon(1e-12));
+                }
+            }
+        }
+    };
+    same_as_plain();
+    CHECK(run(*reader, parse("\"zebrafish leak\""), options)->page_size == 0);
+    // A new word, given its positional number now, and a common word's frequency moved: the next revision's searches
+    // must not answer from what the last one's read.
+    for (int i = 0; i < 60; ++i) index.add(Item{"zebrafish report", "a zebrafish leak and a leak again", 5.0, "open"});
+    index.commit();
+    reader->database.reopen();
+    same_as_plain();
+    CHECK(run(*reader, parse("\"zebrafish leak\""), options)->page_size == 20);
+}

@@ -22,7 +22,7 @@
 //   snippets.h          a hit's snippet, walked over the part of its text it can come from; ascii_snippet.h
 //                       Xapian's walk of an ASCII text, ported; stemmer.h the stemmers that index, parse and
 //                       highlight
-//   term_classes.h, term_frequencies.h, query_parts.h   helpers of the rewrites
+//   term_classes.h, term_lookups.h, query_parts.h   helpers of the rewrites
 //   writable.h          opening a database for writing, waiting out a lock a forked child holds for a moment
 //
 // Tests of its parts: Tests/EngineTests (make test-engine).

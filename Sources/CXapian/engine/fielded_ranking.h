@@ -6,7 +6,7 @@
 #include "kept_tables.h"
 #include "positions.h"
 #include "stem_terms.h"
-#include "term_frequencies.h"
+#include "term_lookups.h"
 
 #include <xapian.h>
 
@@ -46,7 +46,7 @@ struct FieldedRanking : RankingParameters {
     PositionsLayout positions;
     /// The term frequencies of the database the query is rewritten for, read once each and kept by the caller for
     /// what it asks after the match (nullptr: the rewrite keeps its own).
-    std::shared_ptr<TermFrequencies> frequencies = nullptr;
+    std::shared_ptr<TermLookups> frequencies = nullptr;
 };
 
 }  // namespace cxapian

@@ -94,8 +94,21 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
     }
     const RankingParameters &ranking = *options.ranking;
     FieldedRanking fielded_ranking = make_fielded_ranking(ranking, layout);
-    result.frequencies = std::make_shared<TermFrequencies>(reader.database);
+    // A long-lived reader's searches at one revision share the frequencies and metadata they read (SharedTables keeps
+    // the newest revision's): a word searched again, or a filter, is not looked up in the index again.
+    std::shared_ptr<const RevisionLookups> shared_lookups;
+    if (options.kept_tables && reader.database.size() == 1) {
+        const std::string key = SharedTables::key("term lookups", reader.path, reader.database);
+        shared_lookups = std::static_pointer_cast<const RevisionLookups>(SharedTables::find(key));
+        if (shared_lookups == nullptr) {
+            shared_lookups = std::static_pointer_cast<const RevisionLookups>(
+                SharedTables::keep(key, std::make_shared<RevisionLookups>()));
+        }
+    }
+    result.frequencies = std::make_shared<TermLookups>(reader.database, shared_lookups);
     fielded_ranking.frequencies = result.frequencies;
+    layout.positions.lookups = result.frequencies;
+    fielded_ranking.positions = layout.positions;
     if (options.kept_tables && reader.database.size() == 1) {
         if (ranking.title_match > 0) {
             const Xapian::valueno slot = ranking.title_words_slot;

@@ -9,7 +9,7 @@
 #include "positions.h"
 #include "slot_values.h"
 #include "snippets.h"
-#include "term_frequencies.h"
+#include "term_lookups.h"
 
 #include <xapian.h>
 
@@ -132,7 +132,7 @@ struct MatchResult {
     /// match() did not say).
     SnippetTerms snippet_terms;
     /// The term frequencies the fielded ranking's rewrite read (nullptr without one).
-    std::shared_ptr<TermFrequencies> frequencies;
+    std::shared_ptr<TermLookups> frequencies;
 
     /// Hit `index` of the page: its docid and weight, from `ranked` or from `mset`.
     std::pair<Xapian::docid, double> hit(uint32_t index) const {

@@ -304,14 +304,18 @@ void PositionReader::open(const Xapian::Database &database, const PositionsLayou
     numbers_.clear();
     held_ = layout.table;
     table_ = table_of(held_.get(), database);
-    packed_ = !layout.empty() && !database.get_metadata(layout.key).empty();
+    TermLookups *lookups = layout.lookups && layout.lookups->of_database(database) ? layout.lookups.get() : nullptr;
+    const auto metadata = [&](const std::string &key) {
+        return lookups != nullptr ? lookups->metadata(key) : database.get_metadata(key);
+    };
+    packed_ = !layout.empty() && !metadata(layout.key).empty();
     std::vector<char> found(parts.size(), 0);
     for (size_t part = 0; part < parts.size(); ++part) {
         for (const auto &term : parts[part]) {
-            if (database.get_termfreq(term) > 0) found[part] = 1;
+            if ((lookups != nullptr ? lookups->of(term) : database.get_termfreq(term)) > 0) found[part] = 1;
             if (!packed_ || term.size() > PositionTerms::max_term_length) continue;
             // No number: no document's packed positions hold the term (a long document's may, in Xapian's table).
-            const std::string stored = database.get_metadata(PositionTerms::entry_prefix + term);
+            const std::string stored = metadata(PositionTerms::entry_prefix + term);
             if (!stored.empty()) numbers_.emplace_back(stored_number(stored), static_cast<uint32_t>(part));
         }
     }
@@ -399,13 +403,15 @@ void PhraseSource::init(const Xapian::Database &database) {
     std::vector<double> estimates;
     Xapian::doccount most = documents;
     bool empty = documents == 0 || reader_.hopeless();
+    TermLookups *lookups =
+        layout_.lookups && layout_.lookups->of_database(database) ? layout_.lookups.get() : nullptr;
     for (const auto &part : parts_) {
         lists_.emplace_back();
         std::vector<double> frequencies;
         uint64_t part_most = 0;
         for (size_t t = 0; t < part.size(); ++t) {
             const std::string &term = part[t];
-            const Xapian::doccount frequency = database.get_termfreq(term);
+            const Xapian::doccount frequency = lookups != nullptr ? lookups->of(term) : database.get_termfreq(term);
             if (frequency == 0) continue;
             frequencies.push_back(frequency);
             // A term named twice in a part is walked once.

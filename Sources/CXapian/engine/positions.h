@@ -17,6 +17,7 @@
 #ifndef CXAPIAN_ENGINE_POSITIONS_H
 #define CXAPIAN_ENGINE_POSITIONS_H
 
+#include "term_lookups.h"
 #include "varint.h"
 
 #include <xapian.h>
@@ -42,6 +43,9 @@ struct PositionsLayout {
     /// The reader's table of every document's packed positions at the revision searched (nullptr: read each from the
     /// index); used for the one database it was made from.
     std::shared_ptr<const PositionsTable> table;
+    /// The match's lookups of term frequencies and metadata (the terms' numbers), used for the one database they are
+    /// of (nullptr: read from the index). Not thread-safe: set only for the match that made them.
+    std::shared_ptr<TermLookups> lookups;
 
     bool empty() const { return key.empty(); }
 };

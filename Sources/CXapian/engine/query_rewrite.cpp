@@ -47,13 +47,15 @@ class Rewriter {
         : database_(database), ranking_(ranking), classifier_{ranking.title_prefix},
           documents_(std::max<Xapian::doccount>(1, database.get_doccount())),
           stems_(ranking.stems ? ranking.stems : std::make_shared<const StemTerms>("", ranking.title_prefix)),
-          frequencies_(ranking.frequencies ? ranking.frequencies : std::make_shared<TermFrequencies>(database)) {}
+          frequencies_(ranking.frequencies ? ranking.frequencies : std::make_shared<TermLookups>(database)) {}
 
     /// The title terms of every word met (a class of terms each), in order, once each: the query's words for the
     /// title similarity.
     const std::vector<std::vector<std::string>> &title_terms() const { return title_terms_; }
     /// The idf of each of ``title_terms()``.
     const std::vector<double> &title_idfs() const { return title_idfs_; }
+    /// The frequencies the rewrite read.
+    const std::shared_ptr<TermLookups> &frequencies() const { return frequencies_; }
 
     /// Counts the word whose title terms are `title` (at `word_idf`) among the query's words for the title
     /// similarity, once.
@@ -87,6 +89,7 @@ class Rewriter {
                     double term_idf = idf(StemTerms::frequency(*frequencies_, terms));
                     auto *source = new WordSource(terms.terms, {}, term_idf, ranking_.k1, ranking_.b, 0,
                                                   database_.get_avlength(), ranking_.doc_lengths, false);
+                    source->read_frequencies(frequencies_);
                     return Xapian::Query(source->release());
                 }
                 return query;
@@ -237,6 +240,7 @@ class Rewriter {
         auto *source =
             new WordSource(details.terms, titles.terms, word_idf, ranking_.k1, ranking_.b,
                            ranking_.title_bonus * word_idf, database_.get_avlength(), ranking_.doc_lengths);
+        source->read_frequencies(frequencies_);
         // The source alone: the rewritten query names no terms, so snippets highlight from the parsed query
         // (cxapian_mset_snippet). Keeping the detail term here, weightless, cost a walk of its posting list per
         // word, a large part of a two-word search.
@@ -248,6 +252,7 @@ class Rewriter {
     /// a WordSource. So a phrase found in a title ranks above the same phrase in a detail.
     Xapian::Query bonus(std::vector<std::string> terms, double term_idf) const {
         auto *source = new TitleBonusSource(std::move(terms), bonus_weight(term_idf));
+        source->read_frequencies(frequencies_);
         return Xapian::Query(source->release());
     }
 
@@ -321,7 +326,7 @@ class Rewriter {
     Classifier classifier_;
     double documents_;
     std::shared_ptr<const StemTerms> stems_;
-    std::shared_ptr<TermFrequencies> frequencies_;
+    std::shared_ptr<TermLookups> frequencies_;
     std::vector<std::vector<std::string>> title_terms_;
     std::vector<double> title_idfs_;
     bool noting_ = true;  // whether the title terms met count as the query's words (not a compound's parts)
@@ -367,6 +372,7 @@ FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query 
         auto *similarity =
             new TitleMatchSource(words, rewriter.title_idfs(), ranking.title_words_slot, ranking.title_match,
                                  ranking.title_words);
+        similarity->read_frequencies(rewriter.frequencies());
         fielded.title_match = Xapian::Query(similarity->release());
     }
     return fielded;

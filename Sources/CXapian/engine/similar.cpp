@@ -47,7 +47,7 @@ Xapian::Query similar_query(const Xapian::Database &database, const std::string 
     // A word in more than a fifth of the documents says little about any one of them ("the", "fix"), and matches
     // most of the index (Lucene's MoreLikeThis drops such words too: maxDocFreqPct).
     const Xapian::doccount common = std::max<Xapian::doccount>(database.get_doccount() / 5, 2);
-    TermFrequencies frequencies(database);
+    TermLookups frequencies(database);
     auto add = [&](const std::string &term) {
         if (StemTerms::frequency(frequencies, stems->class_of(term)) > common) return;
         std::string word = detail_form(classifier, term);

@@ -102,7 +102,7 @@ StemTerms::Class StemTerms::class_of(const std::string &term) const {
     return {{term, title ? title_prefix_ + word : word}, overlap_prefix + term};
 }
 
-Xapian::doccount StemTerms::frequency(TermFrequencies &frequencies, const Class &term_class) {
+Xapian::doccount StemTerms::frequency(TermLookups &frequencies, const Class &term_class) {
     Xapian::doccount sum = 0;
     for (const auto &term : term_class.terms) sum += frequencies.of(term);
     const Xapian::doccount overlap = term_class.overlap.empty() ? 0 : frequencies.of(term_class.overlap);

@@ -16,7 +16,7 @@
 #ifndef CXAPIAN_ENGINE_STEM_TERMS_H
 #define CXAPIAN_ENGINE_STEM_TERMS_H
 
-#include "term_frequencies.h"
+#include "term_lookups.h"
 
 #include <xapian.h>
 
@@ -58,7 +58,7 @@ class StemTerms {
     Class class_of(const std::string &term) const;
 
     /// How many documents hold the class (exactly), by `frequencies` of its terms.
-    static Xapian::doccount frequency(TermFrequencies &frequencies, const Class &term_class);
+    static Xapian::doccount frequency(TermLookups &frequencies, const Class &term_class);
 
     /// `query` with each stem term (a leaf) replaced by its class, as an OR of disjoint parts (the stem term, and the
     /// word's term where the document has no stem term): the same documents, each with the same wdf. Under an

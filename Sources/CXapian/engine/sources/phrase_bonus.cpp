@@ -25,10 +25,11 @@ void BonusPhrase::weigh(const Xapian::Database &database, const FieldedRanking &
 PhraseBonusSource::PhraseBonusSource(BonusPhrase phrase, const FieldedRanking &ranking, double average_length)
     : phrase_(std::move(phrase)), ranking_(ranking), average_length_(std::max(1.0, average_length)) {
     phrase_.idfs.resize(phrase_.terms.size(), 0.0);
+    read_frequencies(ranking.frequencies);
 }
 
 PhraseBonusSource *PhraseBonusSource::clone() const {
-    return new PhraseBonusSource(phrase_, ranking_, average_length_);
+    return with_frequencies(new PhraseBonusSource(phrase_, ranking_, average_length_));
 }
 
 void PhraseBonusSource::init(const Xapian::Database &database) {

@@ -16,8 +16,9 @@ void TermListsSource::open(const Xapian::Database &database, const std::vector<s
     termfreq_min_ = 0;
     termfreq_max_ = every ? database_.get_doccount() : 0;
     Xapian::doccount sum = 0;
+    const bool here = frequencies_ != nullptr && frequencies_->of_database(database);
     for (size_t i = 0; i < terms.size(); ++i) {
-        Xapian::doccount frequency = database_.get_termfreq(terms[i]);
+        Xapian::doccount frequency = here ? frequencies_->of(terms[i]) : database_.get_termfreq(terms[i]);
         if (frequency == 0) {
             if (!every) continue;
             lists_.clear();  // no document holds them all

@@ -3,6 +3,8 @@
 #ifndef CXAPIAN_ENGINE_TERM_LISTS_H
 #define CXAPIAN_ENGINE_TERM_LISTS_H
 
+#include "../term_lookups.h"
+
 #include <xapian.h>
 
 #include <algorithm>
@@ -26,7 +28,17 @@ class TermListsSource : public Xapian::PostingSource {
     bool at_end() const override { return started_ && current_ == 0; }
     Xapian::docid get_docid() const override { return current_; }
 
+    /// Reads the terms' frequencies from the match's `frequencies` (where open() is given the database they are of),
+    /// which the rewrite that made this source has mostly read already, not from the index.
+    void read_frequencies(std::shared_ptr<TermLookups> frequencies) { frequencies_ = std::move(frequencies); }
+
   protected:
+    /// `copy` (this source's clone) reading the same frequencies.
+    template <typename Source> Source *with_frequencies(Source *copy) const {
+        static_cast<TermListsSource *>(copy)->frequencies_ = frequencies_;
+        return copy;
+    }
+
     /// Opens the lists of the `terms` that index any document of `database`, before the first document: to walk the
     /// documents any of them index, or with `every` those all of them index.
     void open(const Xapian::Database &database, const std::vector<std::string> &terms, bool every = false);
@@ -71,6 +83,7 @@ class TermListsSource : public Xapian::PostingSource {
         }
     };
     Xapian::Database database_;  // kept open while the lists are walked
+    std::shared_ptr<TermLookups> frequencies_;
     std::vector<List> lists_;
     bool every_ = false;
     Xapian::docid current_ = 0;
