@@ -45,6 +45,7 @@ cxapian::MatchOptions match_options(const cxapian_enquire_options &options) {
     match.collapse = options.collapse;
     match.collapse_slot = options.collapse_slot;
     match.kept_tables = options.kept_tables;
+    if (options.hit_values) match.hit_value_slot = options.hit_value_slot;
     match.layout = layout_keys(options.layout);
     return match;
 }
@@ -140,7 +141,7 @@ bool cxapian_mset_hit_value(const cxapian_mset *mset, uint32_t index, uint32_t s
     const auto hit = mset->hit(index);
     *weight = hit.second;
     *shard = (hit.first - 1) % mset->shards;
-    hand_out(mset->document(hit.first).get_value(slot), value, value_length);
+    hand_out(mset->hit_value(hit.first, slot), value, value_length);
     CXAPIAN_GUARD_END(error)
 }
 

@@ -221,7 +221,9 @@ extension Database {
                             unweighted: options.unweighted, ranking: ranking, bonus: bonus?.handle,
                             rescore_window: UInt32(clamping: options.rescoreWindow),
                             time_limit: options.timeLimit, collapse: options.collapseSlot != nil,
-                            collapse_slot: options.collapseSlot ?? 0, kept_tables: options.keptTables, layout: layout)
+                            collapse_slot: options.collapseSlot ?? 0, kept_tables: options.keptTables,
+                            hit_values: options.hitValueSlot != nil, hit_value_slot: options.hitValueSlot ?? 0,
+                            layout: layout)
                         try withExtendedLifetime(bonus) { () throws(XapianError) in
                             try check { cxapian_enquire(handle, query.handle, &raw, &mset, $0) }
                         }

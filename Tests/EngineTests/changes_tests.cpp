@@ -157,7 +157,9 @@ TEST_CASE("a table patched with the documents written since is the table read wh
     const auto values = cxapian::SlotValues::read(before, modified_slot);
     const auto ordered_values = cxapian::SlotValues::read(before, modified_slot);
     const cxapian::PositionsTable positions(before);
+    const cxapian::DocumentBytes slot_bytes(before, modified_slot, size_t(1) << 20);
     REQUIRE(values != nullptr);
+    REQUIRE(slot_bytes.complete());
     REQUIRE(ordered_values != nullptr);
     ordered_values->by_value();  // its order made: the patch merges into it
     REQUIRE(positions.complete());
@@ -192,6 +194,10 @@ TEST_CASE("a table patched with the documents written since is the table read wh
     const auto read_values = cxapian::SlotValues::read(after, modified_slot);
     const cxapian::PositionsTable patched_positions(positions, after, changed);
     const cxapian::PositionsTable read_positions(after);
+    const cxapian::DocumentBytes patched_slot_bytes(slot_bytes, after, changed);
+    const cxapian::DocumentBytes read_slot_bytes(after, modified_slot, size_t(1) << 20);
+    REQUIRE(patched_slot_bytes.complete());
+    REQUIRE(read_slot_bytes.complete());
     REQUIRE(patched_values != nullptr);
     REQUIRE(read_values != nullptr);
     REQUIRE(patched_positions.complete());
@@ -207,6 +213,9 @@ TEST_CASE("a table patched with the documents written since is the table read wh
         CHECK(patched_words.count(did) == read_words.count(did));
         CHECK(patched_values->value(did) == read_values->value(did));
         CHECK(patched_positions.positions(did) == read_positions.positions(did));
+        CHECK(patched_slot_bytes.bytes(did) == read_slot_bytes.bytes(did));
+        const auto document = did >= 1 ? cxapian::document_if_any(after, did) : std::nullopt;
+        CHECK(read_slot_bytes.bytes(did) == (document ? document->get_value(modified_slot) : std::string()));
         const bool moved = lengths.length(did) != read_lengths.length(did) ||
                            positions.positions(did) != read_positions.positions(did);
         if (moved) ++differ;

@@ -237,9 +237,15 @@ TEST_CASE("a long-lived reader's searches share what they look up at a revision,
             const auto expected = run(*reader, parse(text), plain);
             cxapian::MatchOptions kept = options;
             kept.kept_tables = true;
+            kept.hit_value_slot = modified_slot;
             for (int search = 0; search < 3; ++search) {
+                if (search == 2) cxapian::TableMaker::wait();
                 const auto got = run(*reader, parse(text), kept);
                 CHECK(got->estimated == expected->estimated);
+                for (const Xapian::docid did : docids(*got)) {
+                    CHECK(got->hit_value(did, modified_slot) ==
+                          reader->database.get_document(did).get_value(modified_slot));
+                }
                 const auto expected_hits = hits(*expected), got_hits = hits(*got);
                 REQUIRE(got_hits.size() == expected_hits.size());
                 for (size_t i = 0; i < got_hits.size(); ++i) {
@@ -258,4 +264,6 @@ TEST_CASE("a long-lived reader's searches share what they look up at a revision,
     reader->database.reopen();
     same_as_plain();
     CHECK(run(*reader, parse("\"zebrafish leak\""), options)->page_size == 20);
+    // The hits' values were read from the reader's table of their slot, at both revisions.
+    CHECK(reader->hit_values.tables_made() == 2);
 }

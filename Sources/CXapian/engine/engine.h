@@ -11,7 +11,8 @@
 //   sources/            its posting sources: a word (word.h), the title similarity (title_match.h), the exact-phrase
 //                       bonus (phrase_bonus.h), fixed documents (docid_list.h), a deadline (deadline.h)
 //   kept_tables.h       the tables a long-lived reader keeps per revision (document lengths, title words);
-//   slot_values.h       one of them per value slot, for sorts and ranges
+//   slot_values.h       one of them per value slot, for sorts and ranges; document_bytes.h one byte string of
+//                       each document (its packed positions, its unique identifier) in runs shared between revisions
 //   changes.h           the writer that records each commit's documents in the index, and what a reader learns from
 //                       them: the tables of a new revision are the last one's, patched
 //   varint.h            the varints of the engine's metadata and document data

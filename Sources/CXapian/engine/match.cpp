@@ -14,6 +14,14 @@
 
 namespace cxapian {
 
+namespace {
+
+/// A table of the hits' values holds at most this many bytes (a unique identifier's short form is under 20 a
+/// document): past them, an index's hits read theirs from it.
+constexpr size_t max_hit_value_bytes = size_t(128) << 20;
+
+}  // namespace
+
 IndexLayout Reader::index_layout(const LayoutKeys &keys) {
     return layout.get(database, keys.word_pairs_key, keys.stems_key, keys.title_prefix, keys.container_prefix,
                       keys.domain_prefix, PositionsLayout{keys.positions_key});
@@ -45,6 +53,20 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
         if (known != slot_tables.end()) return known->second;
         return slot_tables[slot] = reader.slot_values.get(reader.database, reader.path, slot);
     };
+    // The hits' values (their unique identifiers), each a look-up in the index otherwise: a block read for each hit.
+    if (options.kept_tables && reader.database.size() == 1 && options.hit_value_slot) {
+        const Xapian::valueno slot = *options.hit_value_slot;
+        result.hit_values = reader.hit_values.get(
+            reader.database, "hit values " + std::to_string(slot), reader.path,
+            [slot](const auto &db) {
+                auto table = std::make_shared<const DocumentBytes>(db, slot, max_hit_value_bytes);
+                return table->complete() ? table : nullptr;
+            },
+            [](const DocumentBytes &previous, const auto &db, const auto &changed) {
+                auto table = std::make_shared<const DocumentBytes>(previous, db, changed);
+                return table->complete() ? table : nullptr;
+            });
+    }
     // Its value ranges read from them (SlotRangeSource).
     Xapian::Query given = query;
     if (options.kept_tables && reader.database.size() == 1 && !ranges.empty()) {

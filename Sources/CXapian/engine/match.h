@@ -64,6 +64,9 @@ struct MatchOptions {
     Xapian::valueno collapse_slot = 0;
     /// Whether the reader's per-revision tables may serve the search (a long-lived reader's).
     bool kept_tables = false;
+    /// The slot whose value each hit is read for (MatchResult::hit_value), from the reader's table of it where
+    /// kept_tables allows one.
+    std::optional<Xapian::valueno> hit_value_slot;
     LayoutKeys layout;
 };
 
@@ -84,6 +87,8 @@ struct Reader {
     cxapian::SlotValuesCache slot_values;
     /// Every document's packed positions, when its searches check phrases (PositionsTable).
     cxapian::RevisionTableCache<cxapian::PositionsTable> positions;
+    /// Every document's value in the slot its searches read for each hit (the unique identifier), when they ask.
+    cxapian::RevisionTableCache<cxapian::DocumentBytes> hit_values;
     /// What `database`'s metadata records of its terms (its common words, its left-out stem terms).
     cxapian::IndexLayoutCache layout;
 
@@ -133,6 +138,16 @@ struct MatchResult {
     SnippetTerms snippet_terms;
     /// The term frequencies the fielded ranking's rewrite read (nullptr without one).
     std::shared_ptr<TermLookups> frequencies;
+    /// The reader's table of the options' hit_value_slot at the revision matched, if it has one.
+    std::shared_ptr<const DocumentBytes> hit_values;
+
+    /// The value in `slot` of the document `did` of the page: from the reader's table of it while `database` is at
+    /// the table's revision, else from the database.
+    std::string hit_value(Xapian::docid did, Xapian::valueno slot) const {
+        const DocumentBytes *table = table_of(hit_values.get(), database);
+        if (table != nullptr && table->slot() == slot) return std::string(table->bytes(did));
+        return document(did).get_value(slot);
+    }
 
     /// Hit `index` of the page: its docid and weight, from `ranked` or from `mset`.
     std::pair<Xapian::docid, double> hit(uint32_t index) const {

@@ -1,5 +1,5 @@
-// positions.cpp — PositionTerms, pack_positions, phrase_holds, PositionReader and PhraseSource (PositionsTable is
-// positions_table.cpp; check_positions, which puts PhraseSources in a query, is check_positions.cpp).
+// positions.cpp — PositionTerms, pack_positions, phrase_holds, PositionReader and PhraseSource (PositionsTable is a
+// DocumentBytes, document_bytes.cpp; check_positions, which puts PhraseSources in a query, is check_positions.cpp).
 // Called only from inside the C API's guarded entry points, so exceptions thrown here are caught there.
 
 #include "positions.h"

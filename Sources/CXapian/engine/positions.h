@@ -17,6 +17,7 @@
 #ifndef CXAPIAN_ENGINE_POSITIONS_H
 #define CXAPIAN_ENGINE_POSITIONS_H
 
+#include "document_bytes.h"
 #include "term_lookups.h"
 #include "varint.h"
 
@@ -50,60 +51,26 @@ struct PositionsLayout {
     bool empty() const { return key.empty(); }
 };
 
-/// Every document's packed positions in one table, kept by a long-lived reader for one revision (kept_tables.h,
-/// made off the request path): a phrase's check looks a candidate's positions up by docid. Reading each from the
-/// index is a look-up in its data table, and the candidates of a phrase whose words many documents hold are spread
-/// over most of its blocks, each read whole, where one pass reads them all in order.
-///
-/// The table is held in runs of `run_size` docids, each shared by every table that holds it unchanged: a table
-/// patched from an earlier revision's (the next revision's, under a writer) makes anew only the runs whose documents
-/// were written since, where a flat table was copied whole (up to max_bytes) at every revision.
-class PositionsTable {
+/// Every document's packed positions in one table (its data: DocumentBytes), kept by a long-lived reader for one
+/// revision (kept_tables.h, made off the request path): a phrase's check looks a candidate's positions up by docid.
+/// Reading each from the index is a look-up in its data table, and the candidates of a phrase whose words many
+/// documents hold are spread over most of its blocks, each read whole, where one pass reads them all in order.
+class PositionsTable : public DocumentBytes {
   public:
     /// A table holds at most this many bytes of positions: no table is made for an index with more (its phrases read
     /// each candidate's from the index).
     static constexpr size_t max_bytes = size_t(128) << 20;
-    /// How many docids a run holds (the last run: up to the last docid).
-    static constexpr unsigned run_bits = 12;
-    static constexpr Xapian::docid run_size = Xapian::docid(1) << run_bits;
 
     /// Reads the data of every document of `database` (one database) at its current revision, up to max_bytes.
-    explicit PositionsTable(const Xapian::Database &database);
+    explicit PositionsTable(const Xapian::Database &database) : DocumentBytes(database, std::nullopt, max_bytes) {}
     /// `previous` (of an earlier revision of `database`) with the data of the documents `changed` (ascending) since
     /// read anew; the runs they leave as they were are `previous`'s own.
     PositionsTable(const PositionsTable &previous, const Xapian::Database &database,
-                   const std::vector<Xapian::docid> &changed);
+                   const std::vector<Xapian::docid> &changed)
+        : DocumentBytes(previous, database, changed) {}
 
-    Xapian::rev revision() const { return revision_; }
-    const std::string &uuid() const { return uuid_; }
-    /// Whether it holds every document's positions (false past max_bytes: not to be used).
-    bool complete() const { return complete_; }
     /// The packed positions of `did` (empty for a document with none packed).
-    std::string_view positions(Xapian::docid did) const {
-        // An incomplete table holds only the runs made before it stopped.
-        if (did >= limit_ || (did >> run_bits) >= runs_.size()) return {};
-        const Run &run = *runs_[did >> run_bits];
-        const size_t at = did & (run_size - 1);
-        return std::string_view(run.bytes.data() + run.offsets[at], run.offsets[at + 1] - run.offsets[at]);
-    }
-    /// How many of its runs it shares with the table it was patched from (none for one read whole).
-    size_t shared_runs() const { return shared_runs_; }
-
-  private:
-    /// The positions of the docids from a multiple of run_size on: the i-th's are bytes[offsets[i], offsets[i + 1]).
-    struct Run {
-        std::vector<uint32_t> offsets;
-        std::string bytes;
-    };
-    /// Appends documents' positions in docid order, closing each run as it fills.
-    class Builder;
-
-    Xapian::rev revision_;
-    std::string uuid_;
-    bool complete_ = false;
-    std::vector<std::shared_ptr<const Run>> runs_;
-    uint64_t limit_ = 0;  // one past the last docid held
-    size_t shared_runs_ = 0;
+    std::string_view positions(Xapian::docid did) const { return bytes(did); }
 };
 
 /// The numbers of an index's positional terms: each term is given one when a document first holds it at a position,

@@ -479,6 +479,10 @@ typedef struct {
      *  database handle's, each made on its second search at a revision that needs it and kept until the revision
      *  moves on (one pass over the index: worth it for a reader that searches again, not for a single search). */
     bool kept_tables;
+    /** With hit_values: the slot whose value each hit is read for (cxapian_mset_hit_value), with kept_tables on a
+     *  single database from a table of the database handle's, as the other kept tables are. */
+    bool hit_values;
+    uint32_t hit_value_slot;
     /** What the index's metadata says of its terms (NULL: nothing). Its stem terms left out, the query reads a stem's
      *  documents as those of its class (engine/stem_terms.h). Its common words, with the fielded ranking on a single
      *  database: each exact phrase of two of them is filtered by their pair term, which only documents holding the
