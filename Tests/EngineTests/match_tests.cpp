@@ -267,3 +267,31 @@ TEST_CASE("a long-lived reader's searches share what they look up at a revision,
     // The hits' values were read from the reader's table of their slot, at both revisions.
     CHECK(reader->hit_values.tables_made() == 2);
 }
+
+TEST_CASE("a search of several databases with kept tables asked for matches as one that keeps nothing") {
+    TempIndex first(nullptr, nullptr, true), second(nullptr, nullptr, true);
+    for (const Item &item : corpus(120)) first.add(item);
+    for (const Item &item : corpus(80)) second.add(item);
+    first.commit();
+    second.commit();
+    Xapian::Database combined(first.path());
+    combined.add_database(Xapian::Database(second.path()));
+    cxapian::Reader reader{combined, ""};
+    reader.parts = {Xapian::Database(first.path()), Xapian::Database(second.path())};
+    cxapian::MatchOptions options = ranked_options();
+    options.layout.title_prefix = title_prefix;
+    options.layout.positions_key = packed_positions.key;
+    for (const std::string text : {"leak", "memory leak", "\"memory leak\"", "leak OR crash"}) {
+        CAPTURE(text);
+        cxapian::MatchOptions plain = options;
+        plain.kept_tables = false;
+        cxapian::MatchOptions kept = options;
+        kept.kept_tables = true;
+        kept.hit_value_slot = modified_slot;
+        const auto expected = run(reader, parse(text), plain);
+        const auto got = run(reader, parse(text), kept);
+        CHECK(got->estimated == expected->estimated);
+        CHECK(hits(*got) == hits(*expected));
+        CHECK(got->page_size > 0);
+    }
+}

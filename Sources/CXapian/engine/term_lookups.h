@@ -67,8 +67,8 @@ class RevisionLookups {
 class TermLookups {
   public:
     explicit TermLookups(Xapian::Database database, std::shared_ptr<const RevisionLookups> shared = nullptr)
-        : database_(std::move(database)), revision_(database_.get_revision()), single_(database_.size() == 1),
-          shared_(std::move(shared)) {}
+        : database_(std::move(database)), single_(database_.size() == 1),
+          revision_(single_ ? database_.get_revision() : 0), shared_(std::move(shared)) {}
 
     /// How many documents hold `term`.
     Xapian::doccount of(const std::string &term) {
@@ -109,8 +109,9 @@ class TermLookups {
 
   private:
     Xapian::Database database_;
-    Xapian::rev revision_;
     bool single_;
+    /// Read of a single database only: a multi-database has no one revision (Xapian throws on asking).
+    Xapian::rev revision_;
     std::shared_ptr<const RevisionLookups> shared_;
     std::unordered_map<std::string, Xapian::doccount> frequencies_;
     std::unordered_map<std::string, std::string> metadata_;
