@@ -112,9 +112,11 @@ bool cxapian_mset_snippet(const cxapian_mset *mset, const char *text, size_t len
     static thread_local cxapian::SnippetStemmer *const stemmer = new cxapian::SnippetStemmer();
     static thread_local const Xapian::Stem english(stemmer);  // owns it
     stemmer->set_initials(mset->snippet_terms.stem_initials);
-    const std::string snippet = cxapian::snippet(mset->for_snippets(), mset->snippet_terms,
-                                                 std::string_view(text, length), snippet_length, english, hi_start,
-                                                 hi_end, omit, mset->weights_for_snippets());
+    // The match set only where Xapian walks the text: ASCII text is walked here, from the query's weights alone.
+    const auto for_snippets = [mset]() -> const Xapian::MSet & { return mset->for_snippets(); };
+    const std::string snippet = cxapian::snippet(for_snippets, mset->snippet_terms, std::string_view(text, length),
+                                                 snippet_length, english, hi_start, hi_end, omit,
+                                                 mset->weights_for_snippets());
     hand_out(snippet, out, out_length);
     CXAPIAN_GUARD_END(error)
 }

@@ -28,6 +28,11 @@ std::string snippet(const Xapian::Database &database, const Xapian::Query &query
     return mset.snippet(text, 200, Xapian::Stem("english"), Xapian::MSet::SNIPPET_EXHAUSTIVE, "[", "]", "…");
 }
 
+/// `mset`, for cxapian::snippet().
+cxapian::SnippetMatchSet of(const Xapian::MSet &mset) {
+    return [&mset]() -> const Xapian::MSet & { return mset; };
+}
+
 Xapian::Query phrase(const std::vector<std::string> &terms) {
     return Xapian::Query(Xapian::Query::OP_PHRASE, terms.begin(), terms.end(), terms.size());
 }
@@ -159,7 +164,7 @@ TEST_CASE("a snippet walked over its part of the text is the whole text's snippe
             if (from > 0 || to < text.size()) ++cut;
             const std::string whole = mset.snippet(text, length, stemmer, flags, "[", "]", "…");
             INFO("query ", query.get_description(), ", length ", length, ", text: ", text);
-            CHECK(cxapian::snippet(mset, terms, text, length, stemmer, "[", "]", "…") == whole);
+            CHECK(cxapian::snippet(of(mset), terms, text, length, stemmer, "[", "]", "…") == whole);
             ++compared;
         }
     }
@@ -230,7 +235,7 @@ TEST_CASE("a snippet walked over its part of the text is the whole text's snippe
                             for (int i = 0; i < 8; ++i) text += separator + "yy";
                             const std::string whole = mset.snippet(text, length, stemmer, flags, "[", "]", "…");
                             INFO("length ", length, ", text: ", text);
-                            CHECK(cxapian::snippet(mset, terms, text, length, stemmer, "[", "]", "…") == whole);
+                            CHECK(cxapian::snippet(of(mset), terms, text, length, stemmer, "[", "]", "…") == whole);
                         }
                     }
                 }
@@ -280,7 +285,7 @@ Xapian::Query windowed(Xapian::Query::op op, const std::vector<std::string> &ter
 TEST_CASE("an ASCII text's snippet written here is Xapian's, byte for byte") {
     TempIndex index;
     std::mt19937 random(20261202);
-    // Documents holding the queries' terms unevenly, so that each weighs its own in a weighted match.
+    // Documents holding the queries' terms unevenly, which a weightless match's statistics do not weigh.
     for (int i = 0; i < 60; ++i) index.add({"Title", ascii_text(random, 10 + random() % 60)});
     index.commit();
     auto *implementation = new cxapian::SnippetStemmer();
@@ -311,28 +316,32 @@ TEST_CASE("an ASCII text's snippet written here is Xapian's, byte for byte") {
     const unsigned flags = Xapian::MSet::SNIPPET_EXHAUSTIVE | Xapian::MSet::SNIPPET_CJK_NGRAM;
     size_t highlighted = 0;
     size_t compared = 0;
-    for (const bool weighted : {false, true}) {
-        for (const auto &query : queries) {
-            Xapian::Enquire enquire(index.writable());
-            enquire.set_query(query);
-            if (!weighted) enquire.set_weighting_scheme(Xapian::BoolWeight());
-            const Xapian::MSet mset = enquire.get_mset(0, weighted ? 10 : 0);
-            const cxapian::SnippetWeights weights = cxapian::snippet_weights(mset, query);
-            REQUIRE(weights.usable);
-            const cxapian::SnippetTerms terms = cxapian::snippet_terms(query);
-            implementation->set_initials(terms.stem_initials);
-            for (int round = 0; round < 250; ++round) {
-                const std::string text = ascii_text(random, 1 + random() % 120);
-                const size_t length = std::vector<size_t>{1, 5, 20, 60, 160, 300}[random() % 6];
-                const std::string omit = std::vector<std::string>{"…", "", "..."}[random() % 3];
-                const std::string expected = mset.snippet(text, length, stemmer, flags, "[", "]", omit);
-                INFO("query ", query.get_description(), weighted ? " weighted" : "", ", length ", length,
-                     ", omit '", omit, "', text: ", text);
-                CHECK(cxapian::ascii_snippet(weights, text, length, stemmer, "[", "]", omit) == expected);
-                CHECK(cxapian::snippet(mset, terms, text, length, stemmer, "[", "]", omit, &weights) == expected);
-                if (expected.find('[') != std::string::npos) ++highlighted;
-                ++compared;
-            }
+    // Each query's snippets from a weightless match (the one snippets come from), two ways: from the weights known
+    // from the query alone, which must be the match's, and from Xapian. Also over an index that holds none of the
+    // terms (a word the index does not know yet is still highlighted, as Xapian highlights it).
+    TempIndex empty;
+    empty.commit();
+    for (const auto &query : queries) {
+        const bool over_empty = (&query - queries.data()) % 4 == 3;
+        Xapian::Enquire enquire(over_empty ? empty.writable() : index.writable());
+        enquire.set_query(query);
+        enquire.set_weighting_scheme(Xapian::BoolWeight());
+        const Xapian::MSet mset = enquire.get_mset(0, 0);
+        const cxapian::SnippetWeights weights = cxapian::snippet_weights(query);
+        REQUIRE(weights.usable);
+        const cxapian::SnippetTerms terms = cxapian::snippet_terms(query);
+        implementation->set_initials(terms.stem_initials);
+        for (int round = 0; round < 500; ++round) {
+            const std::string text = ascii_text(random, 1 + random() % 120);
+            const size_t length = std::vector<size_t>{1, 5, 20, 60, 160, 300}[random() % 6];
+            const std::string omit = std::vector<std::string>{"…", "", "..."}[random() % 3];
+            const std::string expected = mset.snippet(text, length, stemmer, flags, "[", "]", omit);
+            INFO("query ", query.get_description(), over_empty ? " over no terms" : "", ", length ", length,
+                 ", omit '", omit, "', text: ", text);
+            CHECK(cxapian::ascii_snippet(weights, text, length, stemmer, "[", "]", omit) == expected);
+            CHECK(cxapian::snippet(of(mset), terms, text, length, stemmer, "[", "]", omit, &weights) == expected);
+            if (expected.find('[') != std::string::npos) ++highlighted;
+            ++compared;
         }
     }
     // Many texts had a word highlighted, and many did not (else the comparison above tells less than it seems).
@@ -344,18 +353,14 @@ TEST_CASE("a snippet is Xapian's where it cannot be written here: a byte above 0
     TempIndex index;
     index.add({"Title", "check the café"});
     index.commit();
-    Xapian::Enquire enquire(index.writable());
     const Xapian::Query query(Xapian::Query::OP_OR, Xapian::Query("check"), Xapian::Query("café"));
-    enquire.set_query(query);
-    const Xapian::MSet mset = enquire.get_mset(0, 0);
-    const cxapian::SnippetWeights weights = cxapian::snippet_weights(mset, query);
+    const cxapian::SnippetWeights weights = cxapian::snippet_weights(query);
     const Xapian::Stem stemmer("english");
     CHECK(!cxapian::ascii_snippet(weights, "a check of the café", 20, stemmer, "[", "]", "…"));
     const auto ascii = cxapian::ascii_snippet(weights, "a check of the cafe", 20, stemmer, "[", "]", "…");
     CHECK(ascii == std::optional<std::string>("a [check] of the cafe"));
     const Xapian::Query wildcard(Xapian::Query::OP_WILDCARD, "che");
-    enquire.set_query(wildcard);
-    CHECK(!cxapian::snippet_weights(enquire.get_mset(0, 0), wildcard).usable);
+    CHECK(!cxapian::snippet_weights(wildcard).usable);
     // No highlight asked for: Xapian gives a short text back as it is.
     CHECK(!cxapian::ascii_snippet(weights, "a check", 20, stemmer, "", "", "…"));
 }

@@ -371,37 +371,20 @@ bool check_query(const Xapian::Query &query, std::vector<std::string> &loose, Sn
     return true;
 }
 
-/// `term`'s weight in `mset`'s statistics (MSet::get_termweight); none where they lack it.
-std::optional<double> term_weight(const Xapian::MSet &mset, const std::string &term) {
-    try {
-        return mset.get_termweight(term);
-    } catch (const Xapian::InvalidArgumentError &) {
-        return std::nullopt;
-    }
-}
-
 }  // namespace
 
-SnippetWeights snippet_weights(const Xapian::MSet &mset, const Xapian::Query &query) {
+SnippetWeights snippet_weights(const Xapian::Query &query) {
     SnippetWeights weights;
     std::vector<std::string> loose;
     if (!check_query(query, loose, weights)) return SnippetWeights();
-    // Xapian's largest term weight (get_max_termweight, over every term of the query), scaled up by 1 + 1/64 so
-    // that a term weighing nothing still counts; 1 where every term weighs nothing.
-    double max_tw = 0;
-    try {
-        for (auto term = query.get_unique_terms_begin(); term != query.get_unique_terms_end(); ++term) {
-            if (const auto weight = term_weight(mset, *term)) max_tw = std::max(max_tw, *weight);
-        }
-    } catch (const Xapian::InvalidOperationError &) {
-        return SnippetWeights();  // no statistics: Xapian highlights nothing
-    }
-    max_tw = max_tw == 0.0 ? 1.0 : max_tw * 1.015625;
+    // Xapian weighs a term at its weight in the match (MSet::get_termweight) plus the largest of the query's, which
+    // it takes as 1 where every term weighs nothing, as every term of a weightless match does (Enquire::get_mset
+    // puts each of the query's terms in the statistics, and BoolWeight gives it no weight). It knows no empty term.
+    constexpr double max_tw = 1.0;
     for (const auto &term : loose) {
-        const auto weight = term_weight(mset, term);
-        if (!weight || term.empty()) continue;
+        if (term.empty()) continue;
         weights.loose.emplace(term, weights.loose_relevance.size());
-        weights.loose_relevance.push_back(*weight + max_tw);
+        weights.loose_relevance.push_back(max_tw);
         const auto first = static_cast<unsigned char>(term[0]);
         if (first == 'Z' && term.size() > 1) weights.stem_initials.set(static_cast<unsigned char>(term[1]));
         weights.initials.set(first);

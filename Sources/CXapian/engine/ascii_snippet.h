@@ -21,12 +21,12 @@ inline constexpr std::size_t longest_snippet_word = 64;
 
 /// What Xapian's MSet::snippet reads of its match set's query and statistics, read once for a page's snippets: the
 /// query's loose terms and tight phrases of terms (its check_query(), in the same order), and what each weighs (its
-/// check_term(): the term's weight in the match plus the largest, scaled as it scales it).
+/// check_term(): the term's weight in the match plus the largest, scaled as it scales it), for a weightless match.
 struct SnippetWeights {
     /// False where ascii_snippet() cannot give Xapian's snippet: a wildcard, a phrase whose window is unreadable or
-    /// of fewer than two terms, a match set without statistics.
+    /// of fewer than two terms.
     bool usable = false;
-    /// A loose term's index in `loose_relevance`; a term the statistics lack is not here (Xapian drops it).
+    /// A loose term's index in `loose_relevance`.
     std::unordered_map<std::string, std::size_t> loose;
     std::vector<double> loose_relevance;
     std::vector<std::vector<std::string>> phrases;
@@ -38,8 +38,10 @@ struct SnippetWeights {
     std::bitset<256> stem_initials;
 };
 
-/// `mset`'s query and statistics as its snippets read them, `query` being the query `mset` was matched with.
-SnippetWeights snippet_weights(const Xapian::MSet &mset, const Xapian::Query &query);
+/// What the snippets of a weightless match set of `query` (Xapian::BoolWeight) read of it, known from the query
+/// alone: such a match's statistics hold every term of its query, and each weighs nothing. So no match need be run
+/// for them.
+SnippetWeights snippet_weights(const Xapian::Query &query);
 
 /// Xapian's MSet::snippet (exhaustive, CJK text as n-grams) of an ASCII `text`, written here: the same bytes, for a
 /// small share of the work (words read a byte at a time from tables of Xapian's own character classes, no look-up of

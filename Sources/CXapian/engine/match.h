@@ -175,12 +175,12 @@ struct MatchResult {
         return *highlight_mset;
     }
 
-    /// What for_snippets()'s query and statistics weigh in a snippet, for ascii_snippet(): read on the first snippet
-    /// asked for. Only for the parsed query's match set, whose query is known here (nullptr otherwise: Xapian's
-    /// snippet then).
+    /// What for_snippets()'s query and statistics weigh in a snippet, for ascii_snippet(): known from its query, on
+    /// the first snippet asked for, without making for_snippets()'s match set. Only for the parsed query's match set,
+    /// whose query is known here and matched weightless (nullptr otherwise: Xapian's snippet then).
     const SnippetWeights *weights_for_snippets() const {
         if (highlight_query.empty()) return nullptr;
-        if (!highlight_weights) highlight_weights = snippet_weights(for_snippets(), highlight_query);
+        if (!highlight_weights) highlight_weights = snippet_weights(highlight_query);
         return &*highlight_weights;
     }
 };

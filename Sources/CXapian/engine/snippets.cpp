@@ -175,7 +175,7 @@ std::pair<std::size_t, std::size_t> tail_span(std::string_view text, std::size_t
     return {end > reach ? cut_before(bytes, size, end - reach) : 0, size};
 }
 
-std::string snippet(const Xapian::MSet &mset, const SnippetTerms &terms, std::string_view text, std::size_t length,
+std::string snippet(const SnippetMatchSet &mset, const SnippetTerms &terms, std::string_view text, std::size_t length,
                     const Xapian::Stem &stemmer, const std::string &hi_start, const std::string &hi_end,
                     const std::string &omit, const SnippetWeights *weights) {
     const unsigned flags = Xapian::MSet::SNIPPET_EXHAUSTIVE | Xapian::MSet::SNIPPET_CJK_NGRAM;
@@ -183,7 +183,7 @@ std::string snippet(const Xapian::MSet &mset, const SnippetTerms &terms, std::st
         if (weights) {
             if (auto written = ascii_snippet(*weights, part, length, stemmer, hi_start, hi_end, omit)) return *written;
         }
-        return mset.snippet(std::string(part), length, stemmer, flags, hi_start, hi_end, omit);
+        return mset().snippet(std::string(part), length, stemmer, flags, hi_start, hi_end, omit);
     };
     const auto whole = [&] { return walk(text); };
     // Whether a snippet highlighted a word is told by its highlight, which the text must not hold already.

@@ -10,6 +10,7 @@
 
 #include <bitset>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -63,11 +64,15 @@ std::pair<std::size_t, std::size_t> snippet_span(std::string_view text, const Sn
 /// (it may be longer than the 64 bytes beyond which a snippet passes over a word).
 std::pair<std::size_t, std::size_t> tail_span(std::string_view text, std::size_t length);
 
+/// The match set a snippet is Xapian's from, asked for only where Xapian walks the text (making it may run a match).
+using SnippetMatchSet = std::function<const Xapian::MSet &()>;
+
 /// `mset`'s snippet of `text` (MSet::snippet, exhaustive, CJK text as n-grams) of `length` bytes, words highlighted
 /// between `hi_start` and `hi_end`, `omit` where text is left out: the same snippet as of the whole text, from
 /// the part of it snippet_span() gives (or tail_span(), where that part's snippet highlights nothing). Each part is
-/// walked by ascii_snippet() where `weights` (`mset`'s, or nullptr) allow, else by Xapian.
-std::string snippet(const Xapian::MSet &mset, const SnippetTerms &terms, std::string_view text,
+/// walked by ascii_snippet() where `weights` (snippet_weights() of a weightless `mset`'s query, or nullptr) allow,
+/// else by Xapian.
+std::string snippet(const SnippetMatchSet &mset, const SnippetTerms &terms, std::string_view text,
                     std::size_t length, const Xapian::Stem &stemmer, const std::string &hi_start,
                     const std::string &hi_end, const std::string &omit, const SnippetWeights *weights = nullptr);
 
