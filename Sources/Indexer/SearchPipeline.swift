@@ -164,11 +164,8 @@ struct SearchPipeline {
     func resolve(_ hits: [SearchHit], details: @escaping DetailPart) throws(IndexerError) -> (
         hits: [ResolvedHit], dropped: Int, failures: [StoreFailure]
     ) {
-        let uris = hits.map { hit in
-            (try? TrackerURI(parsing: hit.uniqueIdentifier)).flatMap { uri in
-                sources.contains { $0.storeID == uri.storeID } ? uri : nil
-            }
-        }
+        let storeIDs = sources.map(\.storeID)
+        let uris = hits.map { TrackerURI.canonical($0.uniqueIdentifier, inStores: storeIDs) }
         func ids(_ kind: TrackerURI.Kind) -> [String] { uris.compactMap { $0?.kind == kind ? $0!.entityID : nil } }
         var failures: [StoreFailure] = []
         var rows: [[TrackerURI.Kind: [String: StoreEntity]]] = []

@@ -47,7 +47,7 @@ public struct IdentifierCoding: Sendable, Equatable {
         let bytes = Array(term.utf8)
         guard bytes.first == Self.termMarker else { return String(term) }
         if bytes.count == 24, let kind = Self.kinds[bytes[1]], let uuid = Base64URL.decode(bytes[2...]) {
-            return base + kind + "/" + Self.uuidString(uuid[...])
+            return identifier(kind: kind, uuid: uuid[...])
         }
         return String(decoding: bytes.dropFirst(), as: UTF8.self)
     }
@@ -55,10 +55,32 @@ public struct IdentifierCoding: Sendable, Equatable {
     /// The identifier a value holds.
     public func identifier(value bytes: [UInt8]) -> String {
         guard bytes.first == Self.valueMarker else { return String(decoding: bytes, as: UTF8.self) }
-        if bytes.count == 18, let kind = Self.kinds[bytes[1]] {
-            return base + kind + "/" + Self.uuidString(bytes[2...])
-        }
+        if bytes.count == 18, let kind = Self.kinds[bytes[1]] { return identifier(kind: kind, uuid: bytes[2...]) }
         return String(decoding: bytes.dropFirst(), as: UTF8.self)
+    }
+
+    /// `<base><kind>/<lowercase UUID>`, written at once: every hit's identifier is made here.
+    private func identifier(kind: String, uuid: ArraySlice<UInt8>) -> String {
+        var base = base
+        var kind = kind
+        return base.withUTF8 { base in
+            kind.withUTF8 { kind in
+                String(unsafeUninitializedCapacity: base.count + kind.count + 37) { text in
+                    var count = 0
+                    for byte in base {
+                        text[count] = byte
+                        count += 1
+                    }
+                    for byte in kind {
+                        text[count] = byte
+                        count += 1
+                    }
+                    text[count] = UInt8(ascii: "/")
+                    count += 1
+                    return count + Self.writeUUID(uuid, to: UnsafeMutableBufferPointer(rebasing: text[count...]))
+                }
+            }
+        }
     }
 
     /// Kind names by letter: the kinds of ``SearchableItemAttributeSet/Kind``, which have distinct first letters.
@@ -108,22 +130,23 @@ public struct IdentifierCoding: Sendable, Equatable {
 
     /// The 36-character lowercase form of a UUID's 16 bytes.
     static func uuidString(_ bytes: ArraySlice<UInt8>) -> String {
-        // Written byte by byte: every hit's identifier goes through here.
-        String(
-            unsafeUninitializedCapacity: 36,
-            initializingUTF8With: { text in
-                var count = 0
-                for (offset, byte) in bytes.prefix(16).enumerated() {
-                    if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
-                        text[count] = UInt8(ascii: "-")
-                        count += 1
-                    }
-                    text[count] = Fingerprint.hexDigits[Int(byte >> 4)]
-                    text[count + 1] = Fingerprint.hexDigits[Int(byte & 0x0F)]
-                    count += 2
-                }
-                return count
-            })
+        String(unsafeUninitializedCapacity: 36) { writeUUID(bytes, to: $0) }
+    }
+
+    /// Writes the (up to) 36-character lowercase form of a UUID's 16 bytes into `text` (room for 36), byte by byte;
+    /// how many it wrote.
+    static func writeUUID(_ bytes: ArraySlice<UInt8>, to text: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var count = 0
+        for (offset, byte) in bytes.prefix(16).enumerated() {
+            if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                text[count] = UInt8(ascii: "-")
+                count += 1
+            }
+            text[count] = Fingerprint.hexDigits[Int(byte >> 4)]
+            text[count + 1] = Fingerprint.hexDigits[Int(byte & 0x0F)]
+            count += 2
+        }
+        return count
     }
 }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A deep link to a project, an item or a message: `tracker://<store-uuid>/item/<item-uuid>`, `…/project/<uuid>` or
 /// `…/message/<uuid>`.
 ///
@@ -68,31 +70,68 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
 
     /// The URI if `text` is canonical, else nil: one pass over the bytes, as every search hit is parsed. The
     /// checks below then say what is wrong with any other text.
-    static func canonical(_ text: String) -> TrackerURI? {
+    static func canonical(_ text: String) -> TrackerURI? { canonical(text, inStores: nil) }
+
+    /// The URI if `text` is canonical and names one of `storeIDs`, else nil: what a search makes of each hit's
+    /// identifier. The store ID is the one given (one string for all the hits of a store, not one each).
+    public static func canonical(_ text: String, inStores storeIDs: [String]) -> TrackerURI? {
+        canonical(text, inStores: .some(storeIDs))
+    }
+
+    private static func canonical(_ text: String, inStores storeIDs: [String]?) -> TrackerURI? {
         var text = text
         return text.withUTF8 { bytes -> TrackerURI? in
-            let prefix = "tracker://".utf8
-            let kindStart = prefix.count + 37
-            guard bytes.count > kindStart + 37, bytes.starts(with: prefix), isUUID(bytes, at: prefix.count),
-                bytes[kindStart - 1] == UInt8(ascii: "/"), bytes[bytes.count - 37] == UInt8(ascii: "/"),
-                isUUID(bytes, at: bytes.count - 36)
+            // tracker://<36>/<kind>/<36>, read through the base pointer: every search hit is parsed here.
+            let prefix: StaticString = "tracker://"
+            let kindStart = prefix.utf8CodeUnitCount + 37
+            guard bytes.count > kindStart + 37, let base = bytes.baseAddress,
+                memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0,
+                isUUID(base + prefix.utf8CodeUnitCount), base[kindStart - 1] == UInt8(ascii: "/"),
+                base[bytes.count - 37] == UInt8(ascii: "/"), isUUID(base + bytes.count - 36)
             else { return nil }
-            let kindBytes = UnsafeBufferPointer(rebasing: bytes[kindStart..<(bytes.count - 37)])
-            guard let kind = Kind.allCases.first(where: { kindBytes.elementsEqual($0.rawValue.utf8) }) else {
-                return nil
+            let kindLength = bytes.count - 37 - kindStart
+            guard
+                let kind = Kind.allCases.first(where: { kind in
+                    kind.rawValue.utf8.count == kindLength
+                        && Self.equal(kind.rawValue, UnsafeBufferPointer(start: base + kindStart, count: kindLength))
+                })
+            else { return nil }
+            func string(_ start: Int) -> String {
+                String(decoding: UnsafeBufferPointer(start: base + start, count: 36), as: UTF8.self)
             }
-            func string(_ range: Range<Int>) -> String {
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            let storeBytes = UnsafeBufferPointer(start: base + prefix.utf8CodeUnitCount, count: 36)
+            let storeID: String
+            if let storeIDs {
+                guard let known = storeIDs.first(where: { Self.equal($0, storeBytes) }) else { return nil }
+                storeID = known
+            } else {
+                storeID = string(prefix.utf8CodeUnitCount)
             }
-            return TrackerURI(
-                storeID: string(prefix.count..<(prefix.count + 36)), kind: kind,
-                entityID: string((bytes.count - 36)..<bytes.count))
+            return TrackerURI(storeID: storeID, kind: kind, entityID: string(bytes.count - 36))
         }
     }
 
-    /// Whether the 36 bytes at `start` are a canonical UUID.
-    private static func isUUID(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
-        uuidFault(UnsafeBufferPointer(rebasing: bytes[start..<(start + 36)])) == nil
+    /// Whether the 36 bytes at `start` are a canonical UUID: lowercase hex digits, dashes at 8, 13, 18 and 23.
+    private static func isUUID(_ start: UnsafePointer<UInt8>) -> Bool {
+        for index in 0..<36 {
+            let byte = start[index]
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard byte &- UInt8(ascii: "0") < 10 || byte &- UInt8(ascii: "a") < 6 else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Whether `text`'s bytes are `bytes`.
+    private static func equal(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var text = text
+        return text.withUTF8 { own in
+            guard own.count == bytes.count else { return false }
+            guard let first = own.baseAddress, let second = bytes.baseAddress else { return own.isEmpty }
+            return memcmp(first, second, own.count) == 0
+        }
     }
 
     /// Whether `text` is a canonical (lowercase, hyphenated, 36-character) UUID.
