@@ -42,7 +42,7 @@ public enum JSON: Sendable {
         case .object(let pairs):
             writer.object {
                 for (key, value) in pairs {
-                    $0.key(key)
+                    $0.key(escaping: key)
                     value.write(to: &$0)
                 }
             }

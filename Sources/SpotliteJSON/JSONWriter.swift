@@ -47,8 +47,9 @@ public struct JSONWriter {
         opening = true
     }
 
-    /// An object's key made from data (a facet's name), escaped as a string is.
-    public mutating func key(_ name: String) {
+    /// An object's key made from data (a facet's name), escaped as a string is. (Named apart from
+    /// ``key(_:)``, which a literal key then always takes: it is copied as it is, not escaped.)
+    public mutating func key(escaping name: String) {
         separate()
         JSONLines.appendQuoted(name, to: &bytes)
         bytes.append(UInt8(ascii: ":"))

@@ -39,7 +39,7 @@ public enum SearchJSON {
             out.key("facets")
             out.object { out in
                 for facet in outcome.facets {
-                    out.key(facet.facet.rawValue)
+                    out.key(escaping: facet.facet.rawValue)
                     out.array { out in
                         for value in facet.values {
                             out.object {

@@ -320,9 +320,18 @@ struct APIRoutes: Sendable {
     }
 
     static func json(_ value: JSON, status: HTTPResponse.Status = .ok) -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.line())))
+        let body: ByteBuffer
+        if case .written(let bytes) = value {
+            // A page's JSON, written already: copied once, into the response, with its line's end.
+            var buffer = ByteBufferAllocator().buffer(capacity: bytes.count + 1)
+            buffer.writeBytes(bytes)
+            buffer.writeInteger(UInt8(ascii: "\n"))
+            body = buffer
+        } else {
+            body = ByteBuffer(bytes: value.line())
+        }
+        return Response(
+            status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body))
     }
 }
 

@@ -73,7 +73,7 @@ import TrackerStore
                     out.array { _ in }
                     out.object {
                         $0.field("k", 1)
-                        $0.key("l\n")
+                        $0.key(escaping: "l\n")
                         $0.null()
                     }
                     out.double(0.5)
