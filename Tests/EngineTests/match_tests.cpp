@@ -1,6 +1,7 @@
 // match_tests.cpp — match() and its strategies: what a search's page is, whichever way it is matched.
 
 #include "fixture.h"
+#include "match_strategies.h"
 
 #include <doctest/doctest.h>
 
@@ -158,6 +159,44 @@ TEST_CASE("no search waits for a table: it is made on the maker's thread, and re
     CHECK(searched.reader->title_words.tables_made() == 1);
     for (int round = 0; round < 2; ++round) CHECK(hits(*run(*searched.reader, query, options)) == expected);
     CHECK(searched.reader->doc_lengths.tables_made() == 1);  // made once per revision
+}
+
+TEST_CASE("a page counted apart from its match is the page one weighted match gives, with the same counts") {
+    Searched searched(300);
+    // Words alone or ORed are counted by a second walk; the page's match is pruned as soon as the page is full.
+    CHECK(cxapian::walks_in_one_pass(parse("leak OR crash")));
+    CHECK(cxapian::walks_in_one_pass(parse("zookeeper")));
+    CHECK_FALSE(cxapian::walks_in_one_pass(parse("memory leak")));
+    CHECK_FALSE(cxapian::walks_in_one_pass(parse("\"memory leak\" OR crash")));
+    CHECK_FALSE(cxapian::walks_in_one_pass(parse("leak status:open")));
+    for (const std::string text : {"leak OR crash", "the OR leak OR memory OR crash", "zookeeper", "quota OR lease"}) {
+        const Xapian::Query query = parse(text);
+        const auto all = matching(searched.reader->database, query).size();
+        for (const Xapian::doccount check_at_least : {Xapian::doccount(1000), Xapian::doccount(60)}) {
+            for (const Xapian::doccount first : {Xapian::doccount(0), Xapian::doccount(20)}) {
+                INFO(text, ", check_at_least ", check_at_least, ", first ", first);
+                cxapian::MatchOptions options = ranked_options();
+                options.check_at_least = check_at_least;
+                options.first = first;
+                const auto apart = run(*searched.reader, query, options);
+                // Facets are counted in the weighted match: one walk, weighing every match until check_at_least.
+                cxapian::MatchOptions spied = options;
+                spied.facet_slots = {status_slot};
+                const auto whole = run(*searched.reader, query, spied);
+                CHECK(hits(*apart) == hits(*whole));
+                CHECK(apart->lower_bound <= all);
+                CHECK(apart->upper_bound >= all);
+                if (all <= check_at_least) {
+                    CHECK(apart->estimated == all);
+                    CHECK(apart->lower_bound == all);
+                    CHECK(apart->upper_bound == all);
+                    CHECK(whole->estimated == all);
+                } else {
+                    CHECK(apart->lower_bound >= check_at_least);
+                }
+            }
+        }
+    }
 }
 
 TEST_CASE("facets count the values of every match examined, not only the page's") {

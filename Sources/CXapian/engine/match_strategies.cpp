@@ -148,6 +148,26 @@ bool page_by_table(const Xapian::Database &database, const Xapian::Query &query,
 
 }  // namespace
 
+bool walks_in_one_pass(const Xapian::Query &query) {
+    switch (query.get_type()) {
+        case Xapian::Query::LEAF_TERM:
+        case Xapian::Query::LEAF_MATCH_ALL:
+            return true;
+        case Xapian::Query::OP_AND_MAYBE:
+        case Xapian::Query::OP_SCALE_WEIGHT:
+            return walks_in_one_pass(query.get_subquery(0));
+        case Xapian::Query::OP_OR:
+        case Xapian::Query::OP_SYNONYM:
+        case Xapian::Query::OP_MAX:
+            for (size_t i = 0; i < query.get_num_subqueries(); ++i) {
+                if (!walks_in_one_pass(query.get_subquery(i))) return false;
+            }
+            return true;
+        default:
+            return false;
+    }
+}
+
 Xapian::Query until_deadline(const Xapian::Query &query, const MatchResult &result) {
     if (result.deadline == std::chrono::steady_clock::time_point::max()) return query;
     auto *source = new DeadlineSource(result.deadline, result.stopped);
@@ -155,7 +175,7 @@ Xapian::Query until_deadline(const Xapian::Query &query, const MatchResult &resu
 }
 
 void match_page(const Xapian::Database &database, const Xapian::Query &query, const Xapian::Weight &weight,
-                const MatchOptions &options, MatchResult &result, Xapian::KeyMaker *table) {
+                const MatchOptions &options, MatchResult &result, Xapian::KeyMaker *table, bool count_apart) {
     Xapian::Enquire enquire(database);
     enquire.set_query(until_deadline(query, result));
     enquire.set_weighting_scheme(weight);
@@ -163,14 +183,43 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     set_order(enquire, options, keys, table);
     if (options.collapse) enquire.set_collapse_key(options.collapse_slot, 1);
     // A multi-database's facets are counted in each of its parts beforehand (match()).
-    if (result.shards == 1) {
+    const bool spied = result.shards == 1 && !result.facets.empty();
+    if (spied) {
         for (auto &facet : result.facets) enquire.add_matchspy(facet.spy.get());
     }
-    result.mset = enquire.get_mset(options.first, options.max_items, options.check_at_least);
+    // Until it has seen check_at_least matches, Xapian's matcher weighs every candidate and passes it through its
+    // heap of the page (a copy of an item with two strings, a push and a pop), whatever its weight: it raises the
+    // weight a candidate must reach only from then on. For a query whose walk reads each list once (a word, words
+    // ORed: count_apart), that is most of the match: the page is then matched on its own, pruned as soon as it is
+    // full (an OR decays to AND_MAYBE), and the matches are counted up to check_at_least by a second walk that
+    // weighs nothing (BoolWeight: no weight read, no heap). A conjunction's walk (skipping one list to another's
+    // documents) costs more than the weighing, and is walked once. The page is the same (pruning never drops a
+    // candidate that could enter it); a count past check_at_least is the counting walk's estimate. Facets and
+    // collapsing count in the weighted match.
+    const Xapian::doccount page_end = options.first + options.max_items;
+    count_apart = count_apart && !spied && !options.collapse && options.check_at_least > page_end;
+    result.mset = enquire.get_mset(options.first, options.max_items, count_apart ? page_end : options.check_at_least);
     enquire.clear_matchspies();
     result.page_first = 0;
     result.page_size = result.mset.size();
-    if (!take_counts(database, result)) return;  // stopped: not counted again below
+    if (!take_counts(database, result)) {
+        // Stopped: not counted again below. A page matched alone estimates past what it examined (it counted only
+        // up to the page); what it examined is all that is known.
+        if (count_apart) result.estimated = result.lower_bound;
+        return;
+    }
+    if (count_apart && result.lower_bound != result.upper_bound) {
+        Xapian::Enquire counter(database);
+        counter.set_query(until_deadline(query, result));
+        counter.set_weighting_scheme(Xapian::BoolWeight());
+        counter.set_docid_order(Xapian::Enquire::DONT_CARE);
+        const Xapian::MSet counted = counter.get_mset(0, 0, options.check_at_least);
+        result.estimated = counted.get_matches_estimated();
+        result.lower_bound = counted.get_matches_lower_bound();
+        result.upper_bound = counted.get_matches_upper_bound();
+        if (result.stopped->load()) result.upper_bound = std::max(result.upper_bound, database.get_doccount());
+        return;
+    }
     // Collapsing, Xapian counts distinct keys only among the matches it returns: past the page the counts stay
     // estimates, however many it examined. Up to check_at_least matches (10,000 at most: facets examine every
     // match, but a list of all is not worth an exact total), they are counted in a second pass that weighs
@@ -190,12 +239,12 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
 
 void match_rescored(const Xapian::Database &database, const FieldedQuery &fielded, const FieldedRanking &ranking,
                     const Xapian::Weight &weight, const MatchOptions &options, Xapian::doccount window,
-                    MatchResult &result) {
+                    MatchResult &result, bool count_apart) {
     MatchOptions first = options;
     first.first = 0;
     first.max_items = window;
     first.check_at_least = std::max(options.check_at_least, window);
-    match_page(database, fielded.base, weight, first, result);
+    match_page(database, fielded.base, weight, first, result, nullptr, count_apart);
     // The window in docid order, each with its first match's weight.
     std::vector<std::pair<Xapian::docid, double>> base;
     base.reserve(result.mset.size());

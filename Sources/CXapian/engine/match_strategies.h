@@ -16,10 +16,19 @@ namespace cxapian {
 /// `query`, stopped at `result`'s deadline if it has one (see DeadlineSource).
 Xapian::Query until_deadline(const Xapian::Query &query, const MatchResult &result);
 
+/// Whether walking `query`'s matches reads each of its lists once, in order: it joins words and terms only by OR
+/// (and AND_MAYBE, whose optional side a walk that weighs nothing skips), with no AND, filter, phrase, range or
+/// posting source that skips one list to another's documents. Counting such a query's matches again costs little
+/// beside weighing them (see match_page()). `query` is one of Xapian's operators and terms (the parsed query, before
+/// its rewrite into posting sources).
+bool walks_in_one_pass(const Xapian::Query &query);
+
 /// Runs `query` for the page `options` asks, with its facets, into `result` (sorted by `table`'s keys if given, see
-/// set_order()).
+/// set_order()). With `count_apart` (a query walks_in_one_pass() says so of), the page is matched alone and its
+/// matches counted by a second walk that weighs nothing.
 void match_page(const Xapian::Database &database, const Xapian::Query &query, const Xapian::Weight &weight,
-                const MatchOptions &options, MatchResult &result, Xapian::KeyMaker *table = nullptr);
+                const MatchOptions &options, MatchResult &result, Xapian::KeyMaker *table = nullptr,
+                bool count_apart = false);
 
 /// Rescoring: the best `window` matches of the base query (with its counts and facets), then those documents
 /// alone under the whole query (bonus and title similarity included), for the page.
@@ -31,7 +40,7 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
 /// the window's few documents.
 void match_rescored(const Xapian::Database &database, const FieldedQuery &fielded, const FieldedRanking &ranking,
                     const Xapian::Weight &weight, const MatchOptions &options, Xapian::doccount window,
-                    MatchResult &result);
+                    MatchResult &result, bool count_apart = false);
 
 /// Sorted by values, not relevance: the page by a match that weighs nothing (or from the sort's table, see
 /// page_by_table()), then its hits alone under the whole query, for their scores.
