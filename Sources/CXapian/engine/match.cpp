@@ -88,10 +88,7 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
         // Each database's matches, weighed by nothing: which values they hold, not how well they match.
         for (uint32_t shard = 0; shard < facet_shards; ++shard) {
             const Xapian::Database &part = reader.parts[shard];
-            Xapian::Enquire counter(part);
-            counter.set_query(until_deadline(check_positions(matching, layout.positions), result));
-            counter.set_weighting_scheme(Xapian::BoolWeight());
-            counter.set_docid_order(Xapian::Enquire::DONT_CARE);
+            Xapian::Enquire counter = weightless(part, check_positions(matching, layout.positions), result);
             for (auto &facet : result.facets) {
                 if (facet.shard == shard) counter.add_matchspy(facet.spy.get());
             }

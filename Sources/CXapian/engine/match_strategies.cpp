@@ -52,12 +52,12 @@ void set_order(Xapian::Enquire &enquire, const MatchOptions &options, Xapian::Mu
     }
 }
 
-/// Takes `result.mset`'s match counts as the search's; false if a match stopped at the deadline, when the matches
+/// Takes `counted`'s match counts as the search's; false if a match stopped at the deadline, when the matches
 /// examined are a lower bound, not the total.
-bool take_counts(const Xapian::Database &database, MatchResult &result) {
-    result.estimated = result.mset.get_matches_estimated();
-    result.lower_bound = result.mset.get_matches_lower_bound();
-    result.upper_bound = result.mset.get_matches_upper_bound();
+bool take_counts(const Xapian::Database &database, const Xapian::MSet &counted, MatchResult &result) {
+    result.estimated = counted.get_matches_estimated();
+    result.lower_bound = counted.get_matches_lower_bound();
+    result.upper_bound = counted.get_matches_upper_bound();
     if (!result.stopped->load()) return true;
     result.upper_bound = std::max(result.upper_bound, database.get_doccount());
     return false;
@@ -74,11 +74,7 @@ bool take_counts(const Xapian::Database &database, MatchResult &result) {
 /// (SlotValues::by_value_if_asked_again()).
 bool page_by_table(const Xapian::Database &database, const Xapian::Query &query, const MatchOptions &options,
                    const SlotValues &table, MatchResult &result, std::vector<Xapian::docid> &page) {
-    Xapian::Enquire counter(database);
-    counter.set_query(until_deadline(query, result));
-    counter.set_weighting_scheme(Xapian::BoolWeight());
-    counter.set_docid_order(Xapian::Enquire::DONT_CARE);
-    const Xapian::MSet counted = counter.get_mset(0, 0, options.check_at_least);
+    const Xapian::MSet counted = weightless(database, query, result).get_mset(0, 0, options.check_at_least);
     const uint64_t matches = counted.get_matches_estimated();
     const uint64_t documents = table.docid_limit();
     const uint64_t needed = uint64_t(options.first) + options.max_items;
@@ -86,7 +82,7 @@ bool page_by_table(const Xapian::Database &database, const Xapian::Query &query,
     const std::vector<Xapian::docid> *ordered = table.by_value_if_asked_again();
     if (ordered == nullptr) return false;
     result.mset = counted;
-    take_counts(database, result);
+    take_counts(database, counted, result);
 
     // The order walked: runs of equal values in the sort's direction, each run's docids in the tie order (Xapian's
     // sort by value, ties by docid).
@@ -174,6 +170,14 @@ Xapian::Query until_deadline(const Xapian::Query &query, const MatchResult &resu
     return Xapian::Query(Xapian::Query::OP_FILTER, query, Xapian::Query(source->release()));
 }
 
+Xapian::Enquire weightless(const Xapian::Database &database, const Xapian::Query &query, const MatchResult &result) {
+    Xapian::Enquire enquire(database);
+    enquire.set_query(until_deadline(query, result));
+    enquire.set_weighting_scheme(Xapian::BoolWeight());
+    enquire.set_docid_order(Xapian::Enquire::DONT_CARE);
+    return enquire;
+}
+
 void match_page(const Xapian::Database &database, const Xapian::Query &query, const Xapian::Weight &weight,
                 const MatchOptions &options, MatchResult &result, Xapian::KeyMaker *table, bool count_apart) {
     Xapian::Enquire enquire(database);
@@ -202,22 +206,14 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     enquire.clear_matchspies();
     result.page_first = 0;
     result.page_size = result.mset.size();
-    if (!take_counts(database, result)) {
+    if (!take_counts(database, result.mset, result)) {
         // Stopped: not counted again below. A page matched alone estimates past what it examined (it counted only
         // up to the page); what it examined is all that is known.
         if (count_apart) result.estimated = result.lower_bound;
         return;
     }
     if (count_apart && result.lower_bound != result.upper_bound) {
-        Xapian::Enquire counter(database);
-        counter.set_query(until_deadline(query, result));
-        counter.set_weighting_scheme(Xapian::BoolWeight());
-        counter.set_docid_order(Xapian::Enquire::DONT_CARE);
-        const Xapian::MSet counted = counter.get_mset(0, 0, options.check_at_least);
-        result.estimated = counted.get_matches_estimated();
-        result.lower_bound = counted.get_matches_lower_bound();
-        result.upper_bound = counted.get_matches_upper_bound();
-        if (result.stopped->load()) result.upper_bound = std::max(result.upper_bound, database.get_doccount());
+        take_counts(database, weightless(database, query, result).get_mset(0, 0, options.check_at_least), result);
         return;
     }
     // Collapsing, Xapian counts distinct keys only among the matches it returns: past the page the counts stay
@@ -227,10 +223,7 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     // collapsing.
     const Xapian::doccount exact_up_to = std::min<Xapian::doccount>(options.check_at_least, 10000);
     if (options.collapse && result.lower_bound != result.upper_bound && result.lower_bound <= exact_up_to) {
-        Xapian::Enquire counter(database);
-        counter.set_query(until_deadline(query, result));
-        counter.set_weighting_scheme(Xapian::BoolWeight());
-        counter.set_docid_order(Xapian::Enquire::DONT_CARE);
+        Xapian::Enquire counter = weightless(database, query, result);
         counter.set_collapse_key(options.collapse_slot, 1);
         const Xapian::doccount count = counter.get_mset(0, exact_up_to + 1).size();
         if (count <= exact_up_to) result.estimated = result.lower_bound = result.upper_bound = count;

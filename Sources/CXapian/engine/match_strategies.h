@@ -16,6 +16,10 @@ namespace cxapian {
 /// `query`, stopped at `result`'s deadline if it has one (see DeadlineSource).
 Xapian::Query until_deadline(const Xapian::Query &query, const MatchResult &result);
 
+/// A match of `query` that weighs nothing, stopped at `result`'s deadline, in whatever order of docids: a walk that
+/// counts matches (or values, or collapse keys) and reads no weight.
+Xapian::Enquire weightless(const Xapian::Database &database, const Xapian::Query &query, const MatchResult &result);
+
 /// Whether walking `query`'s matches reads each of its lists once, in order: it joins words and terms only by OR
 /// (and AND_MAYBE, whose optional side a walk that weighs nothing skips), with no AND, filter, phrase, range or
 /// posting source that skips one list to another's documents. Counting such a query's matches again costs little
