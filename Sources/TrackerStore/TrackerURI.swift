@@ -111,17 +111,9 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether the 36 bytes at `start` are a canonical UUID: lowercase hex digits, dashes at 8, 13, 18 and 23.
+    /// Whether the 36 bytes at `start` are a canonical UUID.
     private static func isUUID(_ start: UnsafePointer<UInt8>) -> Bool {
-        for index in 0..<36 {
-            let byte = start[index]
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                guard byte &- UInt8(ascii: "0") < 10 || byte &- UInt8(ascii: "a") < 6 else { return false }
-            }
-        }
-        return true
+        uuidFault(UnsafeBufferPointer(start: start, count: 36)) == nil
     }
 
     /// Whether `text`'s bytes are `bytes`.
@@ -139,7 +131,7 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
 
     /// Why `text` is not a canonical UUID, or nil if it is.
     static func uuidProblem<S: StringProtocol>(_ text: S) -> String? {
-        switch uuidFault(Array(text.utf8)) {
+        switch Array(text.utf8).withUnsafeBufferPointer({ uuidFault($0) }) {
         case nil: return nil
         case .empty: return "is empty"
         case .length:
@@ -157,17 +149,17 @@ public struct TrackerURI: Hashable, Sendable, CustomStringConvertible {
         case notHex(position: Int)
     }
 
-    private static func uuidFault<C: RandomAccessCollection>(_ bytes: C) -> UUIDFault? where C.Element == UInt8 {
+    /// By byte arithmetic, over a buffer: every search hit's URI is checked here (``canonical(_:inStores:)``).
+    private static func uuidFault(_ bytes: UnsafeBufferPointer<UInt8>) -> UUIDFault? {
         if bytes.isEmpty { return .empty }
         guard bytes.count == 36 else { return .length }
-        for (index, byte) in bytes.enumerated() {
+        for index in 0..<36 {
+            let byte = bytes[index]
             if index == 8 || index == 13 || index == 18 || index == 23 {
                 if byte != UInt8(ascii: "-") { return .dash(position: index + 1) }
-            } else if (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) {
+            } else if byte &- UInt8(ascii: "A") < 6 {
                 return .uppercase
-            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            {
+            } else if !(byte &- UInt8(ascii: "0") < 10 || byte &- UInt8(ascii: "a") < 6) {
                 return .notHex(position: index + 1)
             }
         }
