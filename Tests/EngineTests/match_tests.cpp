@@ -2,6 +2,7 @@
 
 #include "fixture.h"
 #include "match_strategies.h"
+#include "sources/docid_list.h"
 
 #include <doctest/doctest.h>
 
@@ -231,6 +232,70 @@ TEST_CASE("a match past its deadline stops, and its counts say they are a lower 
     options.time_limit = 0;
     const auto unlimited = run(*searched.reader, parse("the OR leak OR memory OR crash"), options);
     CHECK_FALSE(unlimited->stopped->load());
+}
+
+TEST_CASE("a walk of words stops at the deadline by its own sources, and what only weighs its finds runs to the end") {
+    Searched searched(1000);
+    // Words, ORed or ANDed, filtered or not: their sources ask the clock, and no filter is added. A phrase of plain
+    // terms, and anything left as Xapian's terms, keeps the DeadlineSource.
+    for (const std::string text : {"the OR leak OR memory OR crash", "the leak", "the status:open", "the -leak",
+                                   "\"the leak\" OR \"memory crash\""}) {
+        INFO(text);
+        cxapian::MatchOptions options = ranked_options();
+        options.time_limit = 1e-9;
+        const auto result = run(*searched.reader, parse(text), options);
+        CHECK(result->stopped->load());
+        CHECK(result->clocked_sources.empty() == (text[0] == '"'));
+        CHECK(result->lower_bound <= 64);
+        CHECK(result->upper_bound >= searched.reader->database.get_doccount());
+    }
+    // Past the deadline, a rescored window and a sorted page weigh what the walk found as the whole query does.
+    const Xapian::Query query = parse("the OR leak");
+    cxapian::MatchOptions unlimited = ranked_options();
+    unlimited.bonus = parse("memory OR crash");
+    unlimited.max_items = 1000;
+    std::map<Xapian::docid, double> weight_of;
+    for (const auto &hit : hits(*run(*searched.reader, query, unlimited))) weight_of[hit.first] = hit.second;
+    cxapian::MatchOptions rescored = unlimited;
+    rescored.rescore_window = 50;
+    rescored.max_items = 20;
+    cxapian::MatchOptions sorted_page = ranked_options();
+    sorted_page.sort_keys = {{modified_slot, true}};
+    for (cxapian::MatchOptions options : {rescored, sorted_page}) {
+        options.time_limit = 1e-9;
+        const auto result = run(*searched.reader, query, options);
+        CHECK(result->stopped->load());
+        const auto page = hits(*result);
+        CHECK_FALSE(page.empty());
+        for (const auto &hit : page) {
+            CAPTURE(hit.first);
+            CHECK(hit.second > 0);  // weighed, though the walk had stopped
+            if (options.bonus.empty()) continue;
+            REQUIRE(weight_of.count(hit.first) == 1);
+            CHECK(hit.second == doctest::Approx(weight_of[hit.first]).epsilon(1e-9));
+        }
+    }
+}
+
+TEST_CASE("a walk ends with its sources where each of an OR's parts, one of an AND's, a filter's first ends") {
+    using Q = Xapian::Query;
+    std::vector<Q> source;
+    for (int i = 0; i < 3; ++i) source.push_back(Q((new cxapian::DocidListSource({1, 2, 3}))->release()));
+    std::vector<const void *> clocked = {source[0].internal.get(), source[1].internal.get()};
+    std::sort(clocked.begin(), clocked.end());
+    const Q term("leak");
+    CHECK(cxapian::ends_with(source[0], clocked));
+    CHECK_FALSE(cxapian::ends_with(source[2], clocked));
+    CHECK_FALSE(cxapian::ends_with(term, clocked));
+    CHECK(cxapian::ends_with(Q(Q::OP_OR, source[0], source[1]), clocked));
+    CHECK_FALSE(cxapian::ends_with(Q(Q::OP_OR, source[0], term), clocked));
+    CHECK(cxapian::ends_with(Q(Q::OP_AND, term, source[1]), clocked));
+    CHECK(cxapian::ends_with(Q(Q::OP_FILTER, source[0], term), clocked));
+    CHECK_FALSE(cxapian::ends_with(Q(Q::OP_FILTER, term, source[0]), clocked));
+    CHECK(cxapian::ends_with(Q(Q::OP_AND_NOT, source[1], source[2]), clocked));
+    CHECK_FALSE(cxapian::ends_with(Q(Q::OP_AND_MAYBE, source[2], source[0]), clocked));
+    CHECK(cxapian::ends_with(Q(Q::OP_AND_MAYBE, Q(Q::OP_SCALE_WEIGHT, source[1], 2.0), term), clocked));
+    CHECK_FALSE(cxapian::ends_with(Q(Q::OP_VALUE_GE, 1, "a"), clocked));
 }
 
 TEST_CASE("a value range read from the slot's table matches what Xapian's range matches") {

@@ -30,7 +30,8 @@ TEST_CASE("a deadline source lists every document until its deadline, then ends 
     const Xapian::Database database(index.path());
 
     auto unlimited_flag = std::make_shared<std::atomic<bool>>(false);
-    cxapian::DeadlineSource unlimited(std::chrono::steady_clock::time_point::max(), unlimited_flag);
+    cxapian::DeadlineSource unlimited(
+        std::make_shared<cxapian::MatchClock>(std::chrono::steady_clock::time_point::max(), unlimited_flag));
     const auto all = walk(unlimited, database);
     REQUIRE(all.size() == 300);
     CHECK(all.front() == 1);
@@ -38,7 +39,8 @@ TEST_CASE("a deadline source lists every document until its deadline, then ends 
     CHECK_FALSE(unlimited_flag->load());
 
     auto passed_flag = std::make_shared<std::atomic<bool>>(false);
-    cxapian::DeadlineSource passed(std::chrono::steady_clock::now() - std::chrono::seconds(1), passed_flag);
+    cxapian::DeadlineSource passed(
+        std::make_shared<cxapian::MatchClock>(std::chrono::steady_clock::now() - std::chrono::seconds(1), passed_flag));
     const auto some = walk(passed, database);
     CHECK(some.size() < 64);  // the clock is read every 64 documents
     CHECK(passed_flag->load());

@@ -5,6 +5,7 @@
 
 #include "kept_tables.h"
 #include "positions.h"
+#include "sources/deadline.h"
 #include "stem_terms.h"
 #include "term_lookups.h"
 
@@ -47,6 +48,8 @@ struct FieldedRanking : RankingParameters {
     /// The term frequencies of the database the query is rewritten for, read once each and kept by the caller for
     /// what it asks after the match (nullptr: the rewrite keeps its own).
     std::shared_ptr<TermLookups> frequencies = nullptr;
+    /// The search's deadline, at which the sources walking its words stop (nullptr: none).
+    std::shared_ptr<MatchClock> clock = nullptr;
 };
 
 }  // namespace cxapian

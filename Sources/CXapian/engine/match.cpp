@@ -39,8 +39,9 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
     if (options.time_limit > 0) {
         // At most an hour (the server's bound): no overflow of the clock, whatever the caller asks.
         const std::chrono::duration<double> limit(std::min(options.time_limit, 3600.0));
-        result.deadline =
-            std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(limit);
+        result.clock = std::make_shared<MatchClock>(
+            std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(limit),
+            result.stopped);
     }
     result.shards = std::max<Xapian::doccount>(reader.database.size(), 1);
     result.database = reader.database;
@@ -126,6 +127,7 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
     }
     result.frequencies = std::make_shared<TermLookups>(reader.database, shared_lookups);
     fielded_ranking.frequencies = result.frequencies;
+    fielded_ranking.clock = result.clock;
     layout.positions.lookups = result.frequencies;
     fielded_ranking.positions = layout.positions;
     if (options.kept_tables && reader.database.size() == 1) {
@@ -167,6 +169,7 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
     }
     // The rewrites read Xapian's phrase operators; what is matched checks them against the index's positions.
     FieldedQuery fielded = rewrite_for_fields(parsed, bonus, reader.database, fielded_ranking);
+    result.clocked_sources = fielded.clocked_sources;
     fielded.base = check_positions(fielded.base, layout.positions);
     fielded.bonus = check_positions(fielded.bonus, layout.positions);
     // Snippets find the query's phrases in the stored text, which lacks the compound parts the index has.

@@ -107,11 +107,15 @@ struct Facet {
 struct MatchResult {
     Xapian::MSet mset;
     std::vector<Facet> facets;
-    /// When matching stops (the options' time limit from the start of match()), for every match it runs; the
-    /// clock's largest value for no limit.
-    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
     /// Set by a match that stopped at the deadline: its counts are then of the matches examined, not all.
     std::shared_ptr<std::atomic<bool>> stopped = std::make_shared<std::atomic<bool>>(false);
+    /// When matching stops (the options' time limit from the start of match()), for every match it runs; nullptr
+    /// for no limit.
+    std::shared_ptr<MatchClock> clock;
+    /// The posting sources (their queries' `internal`, sorted) made by this search's rewrite that stop at `clock`
+    /// themselves (TermListsSource::stop_at): a query whose walk ends when they end needs no DeadlineSource
+    /// (until_deadline()). They are alive while match() runs, which is when they are asked about.
+    std::vector<const void *> clocked_sources;
     /// How many databases the searched one combines (a hit's is (docid - 1) % shards).
     Xapian::doccount shards = 1;
     /// The match counts, from the match over every candidate (a rescored page's own MSet counts only the window).

@@ -10,10 +10,16 @@
 #include <xapian.h>
 
 #include <memory>
+#include <vector>
 
 namespace cxapian {
 
-/// `query`, stopped at `result`'s deadline if it has one (see DeadlineSource).
+/// Whether a walk of `query`'s matches ends once the posting sources `sources` (their queries' `internal`, sorted)
+/// end, whatever its other leaves hold: each of an OR's parts ends, one of an AND's does, the first of a filter's.
+bool ends_with(const Xapian::Query &query, const std::vector<const void *> &sources);
+
+/// `query`, stopped at `result`'s deadline if it has one: filtered by a DeadlineSource, unless its walk ends when
+/// the sources that ask the clock themselves do (MatchResult::clocked_sources, ends_with()).
 Xapian::Query until_deadline(const Xapian::Query &query, const MatchResult &result);
 
 /// A match of `query` that weighs nothing, stopped at `result`'s deadline, in whatever order of docids: a walk that

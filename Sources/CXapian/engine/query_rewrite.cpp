@@ -54,6 +54,12 @@ class Rewriter {
     const std::vector<std::vector<std::string>> &title_terms() const { return title_terms_; }
     /// The idf of each of ``title_terms()``.
     const std::vector<double> &title_idfs() const { return title_idfs_; }
+    /// The sources made that stop at the ranking's clock (their queries' `internal`), sorted.
+    std::vector<const void *> clocked_sources() const {
+        std::vector<const void *> sorted = clocked_sources_;
+        std::sort(sorted.begin(), sorted.end());
+        return sorted;
+    }
     /// The frequencies the rewrite read.
     const std::shared_ptr<TermLookups> &frequencies() const { return frequencies_; }
 
@@ -89,8 +95,7 @@ class Rewriter {
                     double term_idf = idf(StemTerms::frequency(*frequencies_, terms));
                     auto *source = new WordSource(terms.terms, {}, term_idf, ranking_.k1, ranking_.b, 0,
                                                   database_.get_avlength(), ranking_.doc_lengths, false);
-                    source->read_frequencies(frequencies_);
-                    return Xapian::Query(source->release());
+                    return shared(source);
                 }
                 return query;
             }
@@ -240,20 +245,27 @@ class Rewriter {
         auto *source =
             new WordSource(details.terms, titles.terms, word_idf, ranking_.k1, ranking_.b,
                            ranking_.title_bonus * word_idf, database_.get_avlength(), ranking_.doc_lengths);
-        source->read_frequencies(frequencies_);
         // The source alone: the rewritten query names no terms, so snippets highlight from the parsed query
         // (cxapian_mset_snippet). Keeping the detail term here, weightless, cost a walk of its posting list per
         // word, a large part of a two-word search.
-        return Xapian::Query(source->release());
+        return shared(source);
     }
 
     /// A title match where the query asks for the title alone (`title:word`, a phrase or wildcard in titles): the
     /// word counts as a saturated text match, (k1 + 1) idf, plus the title bonus, as a title word weighs at most in
     /// a WordSource. So a phrase found in a title ranks above the same phrase in a detail.
-    Xapian::Query bonus(std::vector<std::string> terms, double term_idf) const {
-        auto *source = new TitleBonusSource(std::move(terms), bonus_weight(term_idf));
+    Xapian::Query bonus(std::vector<std::string> terms, double term_idf) {
+        return shared(new TitleBonusSource(std::move(terms), bonus_weight(term_idf)));
+    }
+
+    /// `source` as a query, reading the rewrite's frequencies and stopping at the ranking's clock (noted among the
+    /// clocked sources).
+    Xapian::Query shared(TermListsSource *source) {
         source->read_frequencies(frequencies_);
-        return Xapian::Query(source->release());
+        source->stop_at(ranking_.clock);
+        Xapian::Query query(source->release());
+        if (ranking_.clock != nullptr) clocked_sources_.push_back(query.internal.get());
+        return query;
     }
 
     /// What a title word of this idf weighs where the query asks for the title alone (bonus()).
@@ -261,7 +273,7 @@ class Rewriter {
 
     /// The bonus for a title holding any of `terms` (a wildcard's or a partial word's expansion), at the idf of
     /// the most frequent of them.
-    Xapian::Query any_bonus(std::vector<std::string> terms) const {
+    Xapian::Query any_bonus(std::vector<std::string> terms) {
         Xapian::doccount frequency = 0;
         for (const auto &title : terms) {
             // A stem term's documents are its class's (which hold those of its word's term, also among `terms`).
@@ -329,6 +341,7 @@ class Rewriter {
     std::shared_ptr<TermLookups> frequencies_;
     std::vector<std::vector<std::string>> title_terms_;
     std::vector<double> title_idfs_;
+    std::vector<const void *> clocked_sources_;
     bool noting_ = true;  // whether the title terms met count as the query's words (not a compound's parts)
 };
 
@@ -365,6 +378,7 @@ FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query 
     } else if (!bonus.empty()) {
         fielded.bonus = rewriter.rewrite(bonus);
     }
+    fielded.clocked_sources = rewriter.clocked_sources();
     const auto &words = rewriter.title_terms();
     fielded.title_terms = words;
     fielded.title_idfs = rewriter.title_idfs();

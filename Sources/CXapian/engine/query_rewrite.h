@@ -31,6 +31,9 @@ struct FieldedQuery {
     /// The bonus as exact phrases, each weighed, when it is an OR of such phrases (the bonus is then their
     /// PhraseBonusSources); empty otherwise.
     std::vector<BonusPhrase> bonus_phrases;
+    /// The posting sources of `base` that stop at the ranking's clock themselves (their queries' `internal`, sorted;
+    /// see until_deadline()).
+    std::vector<const void *> clocked_sources;
 
     /// The query as a whole: the base, with the bonus and the title similarity where they match.
     Xapian::Query whole() const;

@@ -5,7 +5,7 @@
 
 namespace cxapian {
 
-DeadlineSource *DeadlineSource::clone() const { return new DeadlineSource(deadline_, stopped_); }
+DeadlineSource *DeadlineSource::clone() const { return new DeadlineSource(clock_); }
 
 void DeadlineSource::init(const Xapian::Database &database) {
     last_ = database.get_lastdocid();
@@ -17,12 +17,7 @@ void DeadlineSource::init(const Xapian::Database &database) {
 
 void DeadlineSource::move_to(Xapian::docid did) {
     did_ = did;
-    if (did_ == 0 || did_ > last_) {
-        ended_ = true;
-    } else if ((++visits_ & 63) == 0 && std::chrono::steady_clock::now() >= deadline_) {
-        ended_ = true;
-        stopped_->store(true);
-    }
+    ended_ = did_ == 0 || did_ > last_ || clock_->expired();
 }
 
 }  // namespace cxapian

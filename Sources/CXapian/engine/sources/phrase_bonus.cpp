@@ -29,7 +29,7 @@ PhraseBonusSource::PhraseBonusSource(BonusPhrase phrase, const FieldedRanking &r
 }
 
 PhraseBonusSource *PhraseBonusSource::clone() const {
-    return with_frequencies(new PhraseBonusSource(phrase_, ranking_, average_length_));
+    return with_shared(new PhraseBonusSource(phrase_, ranking_, average_length_));
 }
 
 void PhraseBonusSource::init(const Xapian::Database &database) {

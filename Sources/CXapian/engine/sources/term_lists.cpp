@@ -41,6 +41,7 @@ void TermListsSource::open(const Xapian::Database &database, const std::vector<s
 void TermListsSource::settle(Xapian::docid did) {
     started_ = true;
     current_ = 0;
+    if (clock_ != nullptr && clock_->expired()) return;  // the end of the walk
     if (!every_) {
         for (auto &list : lists_) {
             if (list.docid != 0 && list.docid < did) list.move_to(did);

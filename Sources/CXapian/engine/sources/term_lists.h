@@ -4,6 +4,7 @@
 #define CXAPIAN_ENGINE_TERM_LISTS_H
 
 #include "../term_lookups.h"
+#include "deadline.h"
 
 #include <xapian.h>
 
@@ -32,10 +33,15 @@ class TermListsSource : public Xapian::PostingSource {
     /// which the rewrite that made this source has mostly read already, not from the index.
     void read_frequencies(std::shared_ptr<TermLookups> frequencies) { frequencies_ = std::move(frequencies); }
 
+    /// Ends the walk once `clock` expires (nullptr: never), as a DeadlineSource filtering it would: a query whose
+    /// walk ends when such sources end needs no filter that asks at every candidate (until_deadline()).
+    void stop_at(std::shared_ptr<MatchClock> clock) { clock_ = std::move(clock); }
+
   protected:
-    /// `copy` (this source's clone) reading the same frequencies.
-    template <typename Source> Source *with_frequencies(Source *copy) const {
+    /// `copy` (this source's clone) reading the same frequencies and stopping at the same clock.
+    template <typename Source> Source *with_shared(Source *copy) const {
         static_cast<TermListsSource *>(copy)->frequencies_ = frequencies_;
+        static_cast<TermListsSource *>(copy)->clock_ = clock_;
         return copy;
     }
 
@@ -84,6 +90,7 @@ class TermListsSource : public Xapian::PostingSource {
     };
     Xapian::Database database_;  // kept open while the lists are walked
     std::shared_ptr<TermLookups> frequencies_;
+    std::shared_ptr<MatchClock> clock_;
     std::vector<List> lists_;
     bool every_ = false;
     Xapian::docid current_ = 0;

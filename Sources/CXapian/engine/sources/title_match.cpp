@@ -37,7 +37,7 @@ TitleMatchSource::TitleMatchSource(std::vector<std::vector<std::string>> terms, 
 }
 
 TitleMatchSource *TitleMatchSource::clone() const {
-    return with_frequencies(new TitleMatchSource(terms_, idfs_, slot_, weight_, table_));
+    return with_shared(new TitleMatchSource(terms_, idfs_, slot_, weight_, table_));
 }
 
 void TitleMatchSource::init(const Xapian::Database &database) {

@@ -13,7 +13,7 @@ namespace cxapian {
 TitleBonusSource::TitleBonusSource(std::vector<std::string> terms, double weight)
     : terms_(std::move(terms)), weight_(weight) {}
 
-TitleBonusSource *TitleBonusSource::clone() const { return with_frequencies(new TitleBonusSource(terms_, weight_)); }
+TitleBonusSource *TitleBonusSource::clone() const { return with_shared(new TitleBonusSource(terms_, weight_)); }
 
 void TitleBonusSource::init(const Xapian::Database &database) {
     open(database, terms_);
@@ -37,7 +37,7 @@ WordSource::WordSource(std::vector<std::string> detail, std::vector<std::string>
       title_bonus_(title_bonus), average_length_(std::max(1.0, average_length)), title_counts_(title_counts) {}
 
 WordSource *WordSource::clone() const {
-    return with_frequencies(
+    return with_shared(
         new WordSource(detail_, title_, idf_, k1_, b_, title_bonus_, average_length_, lengths_, title_counts_));
 }
 
