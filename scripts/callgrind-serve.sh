@@ -27,7 +27,8 @@ trap cleanup EXIT
 sqlite3 "$SPOTLITE_STORE" ".backup '$scratch/tracker.sqlite'"
 cp -r "$SPOTLITE_INDEX" "$scratch/index"
 SPOTLITE_STORE="$scratch/tracker.sqlite" SPOTLITE_INDEX="$scratch/index" valgrind --tool=callgrind \
-    --callgrind-out-file="$scratch/callgrind.%p" "$binary" serve --listen 127.0.0.1:0 2>"$scratch/serve.log" &
+    --callgrind-out-file="$scratch/callgrind.%p" "$binary" serve --listen 127.0.0.1:0 \
+    --search-time-limit 600 2>"$scratch/serve.log" &
 server=$!
 url=""
 for _ in $(seq 1 600); do

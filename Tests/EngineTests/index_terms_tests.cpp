@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 
 using namespace engine_tests;
@@ -126,4 +127,57 @@ TEST_CASE("spellings: every title word, and the text's words from their minimum 
     for (auto word = database.spellings_begin(); word != database.spellings_end(); ++word) {
         if (*word == "crash") CHECK(word.get_termfreq() == 2);
     }
+}
+
+TEST_CASE("a phrase looked up by its pair ranks and weighs in the fielded ranking as one checked by positions") {
+    const std::string common = "the\nmemory\nleak\nserver\n";
+    TempIndex plain;
+    TempIndex paired(std::make_shared<const cxapian::WordPairs>(common, title_prefix));
+    for (const Item &item : corpus(500)) {
+        plain.add(item);
+        paired.add(item);
+    }
+    paired.writable().set_metadata("pairs", common);
+    plain.commit();
+    paired.commit();
+    auto plain_reader = plain.reader();
+    auto paired_reader = paired.reader();
+    // In the detail and in the title (the default field's phrase is both), alone or beside other words.
+    for (const std::string text : {"\"memory leak\"", "\"the server\"", "crash \"memory leak\"",
+                                   "\"memory leak\" OR \"server crash\"", "\"leak memory\" -crash"}) {
+        for (const Xapian::doccount window : {Xapian::doccount(0), Xapian::doccount(50)}) {
+            CAPTURE(text);
+            CAPTURE(window);
+            cxapian::MatchOptions options = ranked_options();
+            options.layout.title_prefix = title_prefix;
+            options.layout.word_pairs_key = "pairs";
+            options.rescore_window = window;
+            options.max_items = 100;
+            options.check_at_least = 1000;  // exact counts: the two walks estimate apart past it
+            const auto expected = run(*plain_reader, parse(text), options);
+            const auto got = run(*paired_reader, parse(text), options);
+            CHECK(got->estimated == expected->estimated);
+            const auto expected_hits = hits(*expected);
+            const auto got_hits = hits(*got);
+            CHECK_FALSE(expected_hits.empty());
+            REQUIRE(got_hits.size() == expected_hits.size());
+            for (size_t i = 0; i < got_hits.size(); ++i) {
+                CHECK(got_hits[i].first == expected_hits[i].first);
+                CHECK(got_hits[i].second == doctest::Approx(expected_hits[i].second).epsilon(1e-12));
+            }
+        }
+    }
+    // Two title words filtered by anything but their pair are matched as they are.
+    using Q = Xapian::Query;
+    const Q filtered(Q::OP_FILTER, Q(Q::OP_AND, Q(title_prefix + "memory"), Q(title_prefix + "leak")),
+                     Q(status_prefix + "open"));
+    cxapian::MatchOptions options = ranked_options();
+    options.layout.title_prefix = title_prefix;
+    options.layout.word_pairs_key = "pairs";
+    options.max_items = 1000;
+    const auto expected = matching(paired_reader->database, filtered);
+    CHECK_FALSE(expected.empty());
+    auto got = docids(*run(*paired_reader, filtered, options));
+    std::sort(got.begin(), got.end());
+    CHECK(got == expected);
 }

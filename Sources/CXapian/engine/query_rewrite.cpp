@@ -171,19 +171,27 @@ class Rewriter {
                 // Title words that are each their own term (a phrase of two common words matched by their pair, see
                 // WordPairs): every match holds them all, so their bonuses add up to one fixed weight, as a phrase's.
                 std::vector<std::string> terms;
-                if (all_title_leaves(query, terms) &&
-                    std::all_of(terms.begin(), terms.end(),
-                                [this](const std::string &title) { return class_of(title).terms.size() == 1; })) {
-                    return title_words_together(query, terms);
-                }
+                if (single_title_terms(query, terms)) return title_words_together(query, terms);
                 return rebuild(query, 0);
             }
             case Q::OP_AND_MAYBE:
             case Q::OP_XOR:
                 return rebuild(query, 0);
+            case Q::OP_FILTER: {
+                // A phrase of two common title words filtered by their pair term: the pair's documents are the
+                // phrase's, and title terms weigh nothing, so the pair alone is matched, weighed as the words
+                // together. Walking the words' lists to the pair's documents was a third of such a phrase's match.
+                std::vector<std::string> terms;
+                std::string pair;
+                if (query.get_num_subqueries() == 2 && query.get_subquery(0).get_type() == Q::OP_AND &&
+                    single_title_terms(query.get_subquery(0), terms) && terms.size() == 2 &&
+                    leaf_term(query.get_subquery(1), pair) &&
+                    pair.compare(0, WordPairs::title_pair_prefix.size(), WordPairs::title_pair_prefix) == 0) {
+                    return title_words_together(query.get_subquery(1), terms);
+                }
+                return rebuild(query, 1);  // only the first sub-query is weighted
+            }
             case Q::OP_AND_NOT:
-            case Q::OP_FILTER:
-                // Only the first sub-query is weighted.
                 return rebuild(query, 1);
             default:
                 return stems_->expand(query);
@@ -320,6 +328,14 @@ class Rewriter {
         auto *bonuses = new ConstantSource(weight);
         return Xapian::Query(Xapian::Query::OP_AND_MAYBE, Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, query, 0.0),
                              Xapian::Query(bonuses->release()));
+    }
+
+    /// Whether `query`'s sub-queries are all title terms that are their own class (no stem term stands for them),
+    /// into `terms`.
+    bool single_title_terms(const Xapian::Query &query, std::vector<std::string> &terms) const {
+        return all_title_leaves(query, terms) &&
+               std::all_of(terms.begin(), terms.end(),
+                           [this](const std::string &title) { return class_of(title).terms.size() == 1; });
     }
 
     bool all_title_leaves(const Xapian::Query &query, std::vector<std::string> &terms) const {
