@@ -66,15 +66,8 @@ public struct IdentifierCoding: Sendable, Equatable {
         return base.withUTF8 { base in
             kind.withUTF8 { kind in
                 String(unsafeUninitializedCapacity: base.count + kind.count + 37) { text in
-                    var count = 0
-                    for byte in base {
-                        text[count] = byte
-                        count += 1
-                    }
-                    for byte in kind {
-                        text[count] = byte
-                        count += 1
-                    }
+                    var count = text.initialize(fromContentsOf: base)
+                    count += UnsafeMutableBufferPointer(rebasing: text[count...]).initialize(fromContentsOf: kind)
                     text[count] = UInt8(ascii: "/")
                     count += 1
                     return count + Self.writeUUID(uuid, to: UnsafeMutableBufferPointer(rebasing: text[count...]))

@@ -198,8 +198,8 @@ bool ends_with(const Xapian::Query &query, const std::vector<const void *> &sour
 }
 
 Xapian::Query until_deadline(const Xapian::Query &query, const MatchResult &result) {
-    // A filter that holds every document costs a step of the AND at every candidate: 5–17 % of a page's
-    // instructions (docs/performance.md). A walk whose sources ask the clock themselves ends without it.
+    // A filter that holds every document costs a step of the AND at every candidate (docs/performance.md, "The
+    // server's request in instructions"). A walk whose sources ask the clock themselves ends without it.
     if (result.clock == nullptr || ends_with(query, result.clocked_sources)) return query;
     auto *source = new DeadlineSource(result.clock);
     return Xapian::Query(Xapian::Query::OP_FILTER, query, Xapian::Query(source->release()));
