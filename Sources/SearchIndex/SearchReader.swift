@@ -160,6 +160,11 @@ public final class SearchReader {
     public func search(_ query: SearchQuery, _ request: SearchRequest = SearchRequest()) throws(SearchIndexError)
         -> SearchResults
     {
+        try search(query, request, options: matchOptions(for: request))
+    }
+
+    /// How ``search(_:_:)`` runs `request`.
+    func matchOptions(for request: SearchRequest) throws(SearchIndexError) -> MatchOptions {
         var options = MatchOptions()
         options.offset = request.offset
         options.limit = request.limit
@@ -177,6 +182,13 @@ public final class SearchReader {
         // Counts are exact up to this many matches ("about" only beyond), and facets count every match.
         options.checkAtLeast = max(request.end, SearchRequest.exactTotalUpTo)
         if !request.facets.isEmpty { options.checkAtLeast = try documentCount() }
+        return options
+    }
+
+    /// `query`'s page of `request`, run with `options`.
+    func search(_ query: SearchQuery, _ request: SearchRequest, options: MatchOptions) throws(SearchIndexError)
+        -> SearchResults
+    {
         do {
             let matches = try retrying { () throws(XapianError) in
                 try database.match(query.query, bonus: query.bonus, options: options)

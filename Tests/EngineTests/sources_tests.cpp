@@ -4,10 +4,12 @@
 #include "slot_values.h"
 #include "sources/deadline.h"
 #include "sources/docid_list.h"
+#include "sources/word.h"
 
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <set>
 
 using namespace engine_tests;
 
@@ -132,4 +134,41 @@ TEST_CASE("a slot range source with a term lists the term's documents, checks th
         REQUIRE(got.size() == want.size());
         for (Xapian::doccount i = 0; i < got.size(); ++i) CHECK(*got[i] == *want[i]);
     }
+}
+
+TEST_CASE("a word source checked at a document it does not list stays there, and goes on from it") {
+    // The matcher checks an AND_MAYBE's optional side at each document of its required side. A check that moved
+    // past the document to the source's next one left Xapian 1.4's AND_MAYBE, turned AND as the page's weight rose,
+    // skipping that next document (`max(lhead, rhead) + 1`).
+    TempIndex index;
+    const std::set<Xapian::docid> leaking = {3, 7, 8, 15};
+    for (Xapian::docid did = 1; did <= 16; ++did) index.add({"title", leaking.count(did) ? "a leak" : "nothing"});
+    index.commit();
+    const Xapian::Database database(index.path());
+    cxapian::TitleBonusSource source({"leak"}, 1.0);
+    source.init(database);
+    CHECK_FALSE(source.check(2, 0));
+    CHECK(source.get_docid() == 2);
+    source.next(0);
+    CHECK(source.get_docid() == 3);
+    CHECK(source.check(3, 0));
+    CHECK(source.get_docid() == 3);
+    CHECK_FALSE(source.check(5, 0));
+    CHECK_FALSE(source.check(5, 0));  // asked again: still not one of its documents
+    source.skip_to(5, 0);
+    CHECK(source.get_docid() == 7);
+    CHECK(source.check(8, 0));
+    CHECK_FALSE(source.check(9, 0));
+    source.skip_to(12, 0);
+    CHECK(source.get_docid() == 15);
+    CHECK(source.check(16, 0));  // past its last document: at its end
+    CHECK(source.at_end());
+    // Walked with checks only, it says yes for exactly its documents.
+    cxapian::TitleBonusSource checked({"leak"}, 1.0);
+    checked.init(database);
+    std::set<Xapian::docid> members;
+    for (Xapian::docid did = 1; did <= 16; ++did) {
+        if (checked.check(did, 0) && !checked.at_end() && checked.get_docid() == did) members.insert(did);
+    }
+    CHECK(members == leaking);
 }

@@ -13,6 +13,7 @@ void TermListsSource::open(const Xapian::Database &database, const std::vector<s
     every_ = every;
     current_ = 0;
     started_ = false;
+    between_ = false;
     termfreq_min_ = 0;
     termfreq_max_ = every ? database_.get_doccount() : 0;
     Xapian::doccount sum = 0;
@@ -40,6 +41,7 @@ void TermListsSource::open(const Xapian::Database &database, const std::vector<s
 
 void TermListsSource::settle(Xapian::docid did) {
     started_ = true;
+    between_ = false;
     current_ = 0;
     if (clock_ != nullptr && clock_->expired()) return;  // the end of the walk
     if (!every_) {
@@ -75,8 +77,18 @@ void TermListsSource::next(double) {
 }
 
 void TermListsSource::skip_to(Xapian::docid did, double) {
-    if (started_ && (current_ == 0 || did <= current_)) return;
+    if (started_ && !between_ && (current_ == 0 || did <= current_)) return;
+    settle(std::max(did, current_));  // between documents, the lists are past current_
+}
+
+bool TermListsSource::check(Xapian::docid did, double) {
+    if (started_ && (current_ == 0 || did <= current_)) return !between_;
     settle(did);
+    if (current_ == 0 || current_ == did) return true;
+    // Not a document of the walk: left at `did`, its lists at their next documents, where settle() finds them.
+    current_ = did;
+    between_ = true;
+    return false;
 }
 
 }  // namespace cxapian

@@ -26,6 +26,11 @@ class TermListsSource : public Xapian::PostingSource {
     Xapian::doccount get_termfreq_max() const override { return termfreq_max_; }
     void next(double min_wt) override;
     void skip_to(Xapian::docid did, double min_wt) override;
+    /// Whether `did` is one of the walk's documents, the walk left at `did` either way (a next() goes on from it).
+    /// Xapian 1.4's AND_MAYBE turned AND skips the document its optional side stands on when that is past the
+    /// required side's (`std::max(lhead, rhead) + 1` in AndMaybePostList::next): a check that never moves past
+    /// `did` (false there, so the AND_MAYBE notes no document for its optional side) keeps that from happening.
+    bool check(Xapian::docid did, double min_wt) override;
     bool at_end() const override { return started_ && current_ == 0; }
     Xapian::docid get_docid() const override { return current_; }
 
@@ -95,6 +100,7 @@ class TermListsSource : public Xapian::PostingSource {
     bool every_ = false;
     Xapian::docid current_ = 0;
     bool started_ = false;
+    bool between_ = false;  // current_ is where a check() left the walk, not one of its documents
     Xapian::doccount termfreq_min_ = 0;
     Xapian::doccount termfreq_max_ = 0;
 };
