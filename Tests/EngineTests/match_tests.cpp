@@ -2,7 +2,10 @@
 
 #include "fixture.h"
 #include "match_strategies.h"
+#include "fielded_weight.h"
+#include "query_rewrite.h"
 #include "sources/docid_list.h"
+#include "sources/title_match.h"
 
 #include <doctest/doctest.h>
 
@@ -50,6 +53,43 @@ TEST_CASE("the fielded ranking matches exactly the documents the parsed query ma
         CHECK(expected->page_size > 0);
         CHECK(sorted(docids(*got)) == sorted(docids(*expected)));
         CHECK(got->estimated == expected->estimated);
+    }
+}
+
+TEST_CASE("a query of one word weighs the title similarity in its word, as the similarity's own source beside it") {
+    Searched searched(400);
+    for (const std::string text : {"leak", "crash -server", "replica"}) {
+        CAPTURE(text);
+        cxapian::MatchOptions options = ranked_options();
+        options.max_items = 1000;
+        options.check_at_least = 1000;
+        std::map<Xapian::docid, double> got;
+        for (const auto &hit : hits(*run(*searched.reader, parse(text), options))) got[hit.first] = hit.second;
+        REQUIRE_FALSE(got.empty());
+        // The same query rewritten without the similarity, and its source beside it, as for several words.
+        cxapian::RankingParameters without = *options.ranking;
+        without.title_match = 0;
+        const Xapian::Database &database = searched.reader->database;
+        const cxapian::FieldedQuery plain =
+            cxapian::rewrite_for_fields(parse(text), Xapian::Query(), database, cxapian::FieldedRanking(without));
+        REQUIRE(plain.title_terms.size() == 1);
+        // The word weighs it: no second walk of its title lists beside it.
+        CHECK(cxapian::rewrite_for_fields(parse(text), Xapian::Query(), database,
+                                          cxapian::FieldedRanking(*options.ranking))
+                  .title_match.empty());
+        auto *similarity = new cxapian::TitleMatchSource(plain.title_terms, plain.title_idfs, title_words_slot,
+                                                         options.ranking->title_match);
+        Xapian::Enquire enquire(database);
+        enquire.set_query(
+            Xapian::Query(Xapian::Query::OP_AND_MAYBE, plain.base, Xapian::Query(similarity->release())));
+        enquire.set_weighting_scheme(cxapian::FieldedBM25Weight(options.ranking->k1, options.ranking->b));
+        const Xapian::MSet expected = enquire.get_mset(0, 1000);
+        REQUIRE(expected.size() == got.size());
+        for (auto hit = expected.begin(); hit != expected.end(); ++hit) {
+            CAPTURE(*hit);
+            REQUIRE(got.count(*hit) == 1);
+            CHECK(got[*hit] == doctest::Approx(hit.get_weight()).epsilon(1e-12));
+        }
     }
 }
 

@@ -63,6 +63,24 @@ class Rewriter {
     /// The frequencies the rewrite read.
     const std::shared_ptr<TermLookups> &frequencies() const { return frequencies_; }
 
+    /// The WordSource that is all of `query` (or the first sub-query of an AND_NOT, whose others weigh nothing, down
+    /// to a word), if it is one of the default field's words this rewrite made; nullptr otherwise. Not under a
+    /// filter: there the similarity's source, when the page needs a title match, leads the walk to the titles
+    /// holding the word, where a filter matching more documents than they would lead it through its own.
+    WordSource *sole_word(const Xapian::Query &query) const {
+        switch (query.get_type()) {
+            case Xapian::Query::LEAF_POSTING_SOURCE:
+                for (const auto &[internal, source] : words_) {
+                    if (internal == query.internal.get()) return source;
+                }
+                return nullptr;
+            case Xapian::Query::OP_AND_NOT:
+                return sole_word(query.get_subquery(0));
+            default:
+                return nullptr;
+        }
+    }
+
     /// Counts the word whose title terms are `title` (at `word_idf`) among the query's words for the title
     /// similarity, once.
     void note(const std::vector<std::string> &title, double word_idf) {
@@ -256,7 +274,9 @@ class Rewriter {
         // The source alone: the rewritten query names no terms, so snippets highlight from the parsed query
         // (cxapian_mset_snippet). Keeping the detail term here, weightless, cost a walk of its posting list per
         // word, a large part of a two-word search.
-        return shared(source);
+        Xapian::Query query = shared(source);
+        words_.emplace_back(query.internal.get(), source);
+        return query;
     }
 
     /// A title match where the query asks for the title alone (`title:word`, a phrase or wildcard in titles): the
@@ -358,6 +378,7 @@ class Rewriter {
     std::vector<std::vector<std::string>> title_terms_;
     std::vector<double> title_idfs_;
     std::vector<const void *> clocked_sources_;
+    std::vector<std::pair<const void *, WordSource *>> words_;  // the words made (word()): their queries' internal
     bool noting_ = true;  // whether the title terms met count as the query's words (not a compound's parts)
 };
 
@@ -398,7 +419,12 @@ FieldedQuery rewrite_for_fields(const Xapian::Query &query, const Xapian::Query 
     const auto &words = rewriter.title_terms();
     fielded.title_terms = words;
     fielded.title_idfs = rewriter.title_idfs();
-    if (ranking.title_match > 0 && !words.empty()) {
+    WordSource *sole = words.size() == 1 && fielded.bonus.empty() ? rewriter.sole_word(fielded.base) : nullptr;
+    if (ranking.title_match > 0 && sole != nullptr) {
+        // One word weighs the whole query: it adds the title similarity itself, which would walk the same title
+        // lists again beside it (an AND_MAYBE's check at every match).
+        sole->add_title_match(ranking.title_match, ranking.title_words_slot, ranking.title_words);
+    } else if (ranking.title_match > 0 && !words.empty()) {
         auto *similarity =
             new TitleMatchSource(words, rewriter.title_idfs(), ranking.title_words_slot, ranking.title_match,
                                  ranking.title_words);

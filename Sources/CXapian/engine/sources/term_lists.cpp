@@ -13,7 +13,7 @@ void TermListsSource::open(const Xapian::Database &database, const std::vector<s
     every_ = every;
     current_ = 0;
     started_ = false;
-    between_ = false;
+    ahead_ = 0;
     termfreq_min_ = 0;
     termfreq_max_ = every ? database_.get_doccount() : 0;
     Xapian::doccount sum = 0;
@@ -39,16 +39,25 @@ void TermListsSource::open(const Xapian::Database &database, const std::vector<s
     if (!every) termfreq_max_ = std::min(sum, database_.get_doccount());
 }
 
-void TermListsSource::settle(Xapian::docid did) {
+void TermListsSource::settle(Xapian::docid did, double min_wt) {
     started_ = true;
-    between_ = false;
+    ahead_ = 0;
     current_ = 0;
     if (clock_ != nullptr && clock_->expired()) return;  // the end of the walk
     if (!every_) {
+        // Past the weight the others can reach, only the lists from `leading` on find documents; the others are
+        // moved to each one found, to be weighed there.
+        const size_t leading = min_wt > others_reach_ ? leading_from_ : 0;
         for (auto &list : lists_) {
+            if (list.term < leading) continue;
             if (list.docid != 0 && list.docid < did) list.move_to(did);
             if (list.docid == 0) continue;
             if (current_ == 0 || list.docid < current_) current_ = list.docid;
+        }
+        if (leading == 0 || current_ == 0) return;
+        for (auto &list : lists_) {
+            if (list.term >= leading) break;
+            if (list.docid != 0 && list.docid < current_) list.move_to(current_);
         }
         return;
     }
@@ -71,23 +80,47 @@ void TermListsSource::settle(Xapian::docid did) {
     }
 }
 
-void TermListsSource::next(double) {
+void TermListsSource::next(double min_wt) {
     if (started_ && current_ == 0) return;  // past the last
-    settle(started_ ? current_ + 1 : 1);
+    if (ahead_ != 0) {
+        // Left between documents by a check(): the next one is the one it found.
+        current_ = ahead_;
+        ahead_ = 0;
+        return;
+    }
+    settle(started_ ? current_ + 1 : 1, min_wt);
 }
 
-void TermListsSource::skip_to(Xapian::docid did, double) {
-    if (started_ && !between_ && (current_ == 0 || did <= current_)) return;
-    settle(std::max(did, current_));  // between documents, the lists are past current_
+void TermListsSource::skip_to(Xapian::docid did, double min_wt) {
+    if (ahead_ != 0 && did <= ahead_) {
+        current_ = ahead_;
+        ahead_ = 0;
+        return;
+    }
+    if (ahead_ == 0 && started_ && (current_ == 0 || did <= current_)) return;
+    settle(did, min_wt);
 }
 
-bool TermListsSource::check(Xapian::docid did, double) {
-    if (started_ && (current_ == 0 || did <= current_)) return !between_;
-    settle(did);
+bool TermListsSource::check(Xapian::docid did, double min_wt) {
+    if (ahead_ != 0) {
+        // Between documents: none before the next one the last check found.
+        if (did < ahead_) {
+            current_ = did;
+            return false;
+        }
+        if (did == ahead_) {
+            current_ = ahead_;
+            ahead_ = 0;
+            return true;
+        }
+    } else if (started_ && (current_ == 0 || did <= current_)) {
+        return true;
+    }
+    settle(did, min_wt);
     if (current_ == 0 || current_ == did) return true;
-    // Not a document of the walk: left at `did`, its lists at their next documents, where settle() finds them.
+    // Not a document of the walk: left at `did`, the next one kept for the next move.
+    ahead_ = current_;
     current_ = did;
-    between_ = true;
     return false;
 }
 

@@ -9,6 +9,7 @@
 #include <xapian.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -70,9 +71,18 @@ class TermListsSource : public Xapian::PostingSource {
         }
     }
 
+    /// For a union: where a document not held by the lists of the terms from `terms[from]` on weighs at most
+    /// `reach`, the walk asked for documents of more weight than that (min_wt, which only rises as the page fills)
+    /// goes through those lists alone, and moves the others only to the documents they find.
+    void lead_past(double reach, size_t from) {
+        others_reach_ = reach;
+        leading_from_ = from;
+    }
+
   private:
-    /// Moves to the first document from `did` on that the lists hold as asked (0 past the last).
-    void settle(Xapian::docid did);
+    /// Moves to the first document from `did` on that the lists hold as asked (0 past the last), of those that can
+    /// weigh `min_wt` (lead_past()).
+    void settle(Xapian::docid did, double min_wt = 0);
 
     struct List {
         Xapian::PostingIterator at;
@@ -100,7 +110,11 @@ class TermListsSource : public Xapian::PostingSource {
     bool every_ = false;
     Xapian::docid current_ = 0;
     bool started_ = false;
-    bool between_ = false;  // current_ is where a check() left the walk, not one of its documents
+    /// Where a check() left the walk between documents (current_ is then the docid checked): the walk's next
+    /// document, which the next move goes to without asking the lists again; 0 otherwise.
+    Xapian::docid ahead_ = 0;
+    double others_reach_ = HUGE_VAL;  // lead_past()
+    size_t leading_from_ = 0;
     Xapian::doccount termfreq_min_ = 0;
     Xapian::doccount termfreq_max_ = 0;
 };

@@ -37,8 +37,15 @@ WordSource::WordSource(std::vector<std::string> detail, std::vector<std::string>
       title_bonus_(title_bonus), average_length_(std::max(1.0, average_length)), title_counts_(title_counts) {}
 
 WordSource *WordSource::clone() const {
-    return with_shared(
-        new WordSource(detail_, title_, idf_, k1_, b_, title_bonus_, average_length_, lengths_, title_counts_));
+    auto *copy = new WordSource(detail_, title_, idf_, k1_, b_, title_bonus_, average_length_, lengths_, title_counts_);
+    copy->add_title_match(title_match_, title_words_slot_, title_words_table_);
+    return with_shared(copy);
+}
+
+void WordSource::add_title_match(double weight, Xapian::valueno slot, std::shared_ptr<const TitleWords> table) {
+    title_match_ = weight;
+    title_words_slot_ = slot;
+    title_words_table_ = std::move(table);
 }
 
 void WordSource::init(const Xapian::Database &database) {
@@ -47,8 +54,12 @@ void WordSource::init(const Xapian::Database &database) {
     terms.insert(terms.end(), title_.begin(), title_.end());
     open(database, terms);
     lengths_here_ = table_of(lengths_.get(), database);
-    // BM25 tends to idf × (k1 + 1) as tf grows.
-    set_maxweight(idf_ * (k1_ + 1) + title_bonus_);
+    if (title_match_ > 0) title_words_ = TitleWordReader(database, title_words_slot_, title_words_table_.get());
+    // A document without the word in its title weighs BM25 of its detail alone, under idf × (k1 + 1): past that,
+    // only the title's documents can make the page.
+    if (title_counts_ && !title_.empty()) lead_past(idf_ * (k1_ + 1), detail_.size());
+    // BM25 tends to idf × (k1 + 1) as tf grows; the title similarity is at most its weight.
+    set_maxweight(idf_ * (k1_ + 1) + title_bonus_ + title_match_);
 }
 
 double WordSource::get_weight() const {
@@ -66,7 +77,11 @@ double WordSource::get_weight() const {
     });
     const double tf = in_detail + (in_title && title_counts_ ? 1 : 0);
     if (tf == 0) return 0;
-    return idf_ * FieldedBM25Weight::saturation(tf, length, average_length_, k1_, b_) + (in_title ? title_bonus_ : 0);
+    const double weight =
+        idf_ * FieldedBM25Weight::saturation(tf, length, average_length_, k1_, b_) + (in_title ? title_bonus_ : 0);
+    if (!in_title || title_match_ <= 0) return weight;
+    // TitleMatchSource's sum for one word: the word's idf matched of its idf alone.
+    return weight + TitleMatchSource::similarity(1, idf_, title_words_.words(get_docid()), 1, idf_, title_match_);
 }
 
 std::string WordSource::get_description() const {

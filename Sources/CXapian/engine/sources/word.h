@@ -5,6 +5,7 @@
 
 #include "../kept_tables.h"
 #include "term_lists.h"
+#include "title_match.h"
 
 #include <xapian.h>
 
@@ -54,6 +55,11 @@ class WordSource : public TermListsSource {
     double get_weight() const override;
     std::string get_description() const override;
 
+    /// Adds the title similarity of a query of this word alone (TitleMatchSource over its title terms at its idf,
+    /// `weight`, the titles' word counts from `slot` or `table`) to each document whose title holds it: what the
+    /// similarity's source would add beside it, without a second walk of the same title lists.
+    void add_title_match(double weight, Xapian::valueno slot, std::shared_ptr<const TitleWords> table);
+
   private:
     std::shared_ptr<const DocLengths> lengths_;
     const DocLengths *lengths_here_ = nullptr;  // lengths_, when it is of the database init() was given
@@ -65,6 +71,11 @@ class WordSource : public TermListsSource {
     double title_bonus_;
     double average_length_ = 1;
     bool title_counts_;
+    double title_match_ = 0;  // the title similarity's weight, 0 for none (add_title_match())
+    Xapian::valueno title_words_slot_ = 0;
+    std::shared_ptr<const TitleWords> title_words_table_;
+    // Moved forward by get_weight(), in step with the documents (which only increase).
+    mutable TitleWordReader title_words_;
 };
 
 }  // namespace cxapian
