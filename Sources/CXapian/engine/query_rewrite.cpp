@@ -205,7 +205,19 @@ class Rewriter {
                     single_title_terms(query.get_subquery(0), terms) && terms.size() == 2 &&
                     leaf_term(query.get_subquery(1), pair) &&
                     pair.compare(0, WordPairs::title_pair_prefix.size(), WordPairs::title_pair_prefix) == 0) {
-                    return title_words_together(query.get_subquery(1), terms);
+                    // The pair's posting list at that weight: a source that ends its walk at the deadline.
+                    return shared(new TitleBonusSource({pair}, together_weight(terms)));
+                }
+                // The same of two detail words: one walk of the pair's and the words' lists, weighed as the words.
+                std::vector<std::string> words;
+                if (query.get_num_subqueries() == 2 && query.get_subquery(0).get_type() == Q::OP_AND &&
+                    single_detail_terms(query.get_subquery(0), words) && words.size() == 2 &&
+                    leaf_term(query.get_subquery(1), pair) &&
+                    pair.compare(0, WordPairs::detail_pair_prefix.size(), WordPairs::detail_pair_prefix) == 0) {
+                    std::vector<double> idfs;
+                    for (const auto &word : words) idfs.push_back(idf(frequencies_->of(word)));
+                    return shared(new PairPhraseSource(std::move(words), pair, std::move(idfs), ranking_.k1,
+                                                       ranking_.b, database_.get_avlength(), ranking_.doc_lengths));
                 }
                 return rebuild(query, 1);  // only the first sub-query is weighted
             }
@@ -339,15 +351,20 @@ class Rewriter {
     /// terms weigh nothing themselves (wdf 0): `query` is weightless, so that Xapian reads no document's length to
     /// weigh it (nor, for a phrase, before checking positions, see the detail's phrases in rewrite()).
     Xapian::Query title_words_together(const Xapian::Query &query, const std::vector<std::string> &terms) {
+        auto *bonuses = new ConstantSource(together_weight(terms));
+        return Xapian::Query(Xapian::Query::OP_AND_MAYBE, Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, query, 0.0),
+                             Xapian::Query(bonuses->release()));
+    }
+
+    /// The title bonuses of `terms` added up (each noted as a query word): what title words matched together weigh.
+    double together_weight(const std::vector<std::string> &terms) {
         double weight = 0;
         for (const auto &title : terms) {
             double term_idf = idf(frequencies_->of(title));
             note({title}, term_idf);
             weight += bonus_weight(term_idf);
         }
-        auto *bonuses = new ConstantSource(weight);
-        return Xapian::Query(Xapian::Query::OP_AND_MAYBE, Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, query, 0.0),
-                             Xapian::Query(bonuses->release()));
+        return weight;
     }
 
     /// Whether `query`'s sub-queries are all title terms that are their own class (no stem term stands for them),
@@ -356,6 +373,19 @@ class Rewriter {
         return all_title_leaves(query, terms) &&
                std::all_of(terms.begin(), terms.end(),
                            [this](const std::string &title) { return class_of(title).terms.size() == 1; });
+    }
+
+    /// Whether `query`'s sub-queries are all detail terms that are their own class, into `terms`.
+    bool single_detail_terms(const Xapian::Query &query, std::vector<std::string> &terms) const {
+        for (size_t i = 0, count = query.get_num_subqueries(); i < count; ++i) {
+            std::string term;
+            if (!leaf_term(query.get_subquery(i), term) || !classifier_.is_detail(term) ||
+                class_of(term).terms.size() != 1) {
+                return false;
+            }
+            terms.push_back(term);
+        }
+        return !terms.empty();
     }
 
     bool all_title_leaves(const Xapian::Query &query, std::vector<std::string> &terms) const {

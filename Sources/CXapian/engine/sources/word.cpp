@@ -92,4 +92,45 @@ std::string WordSource::get_description() const {
     return description;
 }
 
+// ---- PairPhraseSource ----
+
+PairPhraseSource::PairPhraseSource(std::vector<std::string> words, std::string pair, std::vector<double> idfs,
+                                   double k1, double b, double average_length, std::shared_ptr<const DocLengths> lengths)
+    : words_(std::move(words)), pair_(std::move(pair)), idfs_(std::move(idfs)), k1_(k1), b_(b),
+      average_length_(std::max(1.0, average_length)), lengths_(std::move(lengths)) {}
+
+PairPhraseSource *PairPhraseSource::clone() const {
+    return with_shared(new PairPhraseSource(words_, pair_, idfs_, k1_, b_, average_length_, lengths_));
+}
+
+void PairPhraseSource::init(const Xapian::Database &database) {
+    // The pair first: the rarest list leads the walk of the documents holding all three.
+    std::vector<std::string> terms{pair_};
+    terms.insert(terms.end(), words_.begin(), words_.end());
+    open(database, terms, true);
+    lengths_here_ = table_of(lengths_.get(), database);
+    double most = 0;
+    for (double idf : idfs_) most += idf * (k1_ + 1);
+    set_maxweight(most);
+}
+
+double PairPhraseSource::get_weight() const {
+    const uint32_t known = lengths_here_ != nullptr ? lengths_here_->length(get_docid()) : DocLengths::unknown;
+    double length = known != DocLengths::unknown ? static_cast<double>(known) : -1;
+    double weight = 0;
+    for_each_posting([&](size_t term, const Xapian::PostingIterator &posting) {
+        if (length < 0) length = posting.get_doclength();
+        if (term == 0) return;  // the pair weighs nothing
+        weight += idfs_[term - 1] *
+                  FieldedBM25Weight::saturation(static_cast<double>(posting.get_wdf()), length, average_length_, k1_, b_);
+    });
+    return weight;
+}
+
+std::string PairPhraseSource::get_description() const {
+    std::string description = "PairPhraseSource(" + pair_;
+    for (const auto &word : words_) description += " " + word;
+    return description + ")";
+}
+
 }  // namespace cxapian

@@ -78,6 +78,33 @@ class WordSource : public TermListsSource {
     mutable TitleWordReader title_words_;
 };
 
+/// A phrase of two detail words looked up by their pair term (WordPairs): matches the documents holding the pair
+/// (which hold both words, together), weighed as Xapian weighs the two words there, BM25 of each word's detail
+/// term (FieldedBM25Weight) added up, with the documents' lengths from `lengths` where it is of the database
+/// searched. One walk of the three lists, in place of Xapian's AND of two leaves filtered by the pair, each leaf
+/// reading the document's length from the index.
+class PairPhraseSource : public TermListsSource {
+  public:
+    /// `words`: the phrase's two detail terms, in order, each with its idf in `idfs`; `pair`: their pair term.
+    PairPhraseSource(std::vector<std::string> words, std::string pair, std::vector<double> idfs, double k1, double b,
+                     double average_length, std::shared_ptr<const DocLengths> lengths = nullptr);
+
+    PairPhraseSource *clone() const override;
+    void init(const Xapian::Database &database) override;
+    double get_weight() const override;
+    std::string get_description() const override;
+
+  private:
+    std::vector<std::string> words_;
+    std::string pair_;
+    std::vector<double> idfs_;
+    double k1_;
+    double b_;
+    double average_length_;
+    std::shared_ptr<const DocLengths> lengths_;
+    const DocLengths *lengths_here_ = nullptr;  // lengths_, when it is of the database init() was given
+};
+
 }  // namespace cxapian
 
 #endif
