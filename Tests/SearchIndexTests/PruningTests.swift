@@ -11,10 +11,10 @@ import Testing
     let directory = TemporaryDirectory("pruning")
 
     /// Every kind of query the fielded ranking rewrites (words, OR, NOT, phrases of common words looked up by their
-    /// pair, title phrases, a phrase ORed with a word), on pages small enough that most searches prune, is answered
-    /// the same when every match is weighed. Equal weights at the page's lowest may come in another order (Xapian
-    /// sums a bound in another order than a weight, and may rule out a document that only ties), so the test asks
-    /// for the same weights in the same order, and the same documents above the lowest.
+    /// pair, title phrases, a phrase ORed with a word, phrases and NEAR left to Xapian), on pages small enough that
+    /// most searches prune, is answered the same when every match is weighed. Equal weights at the page's lowest may
+    /// come in another order (Xapian sums a bound in another order than a weight, and may rule out a document that
+    /// only ties), so the test asks for the same weights in the same order, and the same documents above the lowest.
     @Test(arguments: [300, 1_500]) func aPagePrunedByTheWeightItMustReachIsThePageOfEveryMatchWeighed(items: Int) throws
     {
         var texts = RandomTexts()
@@ -29,6 +29,12 @@ import Testing
                 "\"" + words.joined(separator: " ") + "\"", "title:\"" + words.prefix(2).joined(separator: " ") + "\"",
                 "\"" + words.prefix(2).joined(separator: " ") + "\" OR " + words[words.count - 1],
                 "title:" + words[0] + " " + words[1],
+                // Xapian's own sub-queries beside ours: phrases checked by positions, ORed, and NEAR.
+                "\"" + words.joined(separator: " ") + "\" OR " + texts.word(),
+                "\"" + words.prefix(2).joined(separator: " ") + "\" OR \"" + words.suffix(2).joined(separator: " ")
+                    + "\"",
+                "title:\"" + words.joined(separator: " ") + "\" OR " + words[0],
+                words[0] + " NEAR " + words[1],
             ]
         }
         let requests = [SearchRequest(limit: 3), SearchRequest(limit: 10), SearchRequest(offset: 5, limit: 20)]
