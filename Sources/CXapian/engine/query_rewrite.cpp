@@ -196,24 +196,18 @@ class Rewriter {
             case Q::OP_XOR:
                 return rebuild(query, 0);
             case Q::OP_FILTER: {
-                // A phrase of two common title words filtered by their pair term: the pair's documents are the
-                // phrase's, and title terms weigh nothing, so the pair alone is matched, weighed as the words
-                // together. Walking the words' lists to the pair's documents was a third of such a phrase's match.
-                std::vector<std::string> terms;
-                std::string pair;
-                if (query.get_num_subqueries() == 2 && query.get_subquery(0).get_type() == Q::OP_AND &&
-                    single_title_terms(query.get_subquery(0), terms) && terms.size() == 2 &&
-                    leaf_term(query.get_subquery(1), pair) &&
-                    pair.compare(0, WordPairs::title_pair_prefix.size(), WordPairs::title_pair_prefix) == 0) {
-                    // The pair's posting list at that weight: a source that ends its walk at the deadline.
-                    return shared(new TitleBonusSource({pair}, together_weight(terms)));
-                }
-                // The same of two detail words: one walk of the pair's and the words' lists, weighed as the words.
+                // A phrase of two common words filtered by their pair term: the pair's documents are the phrase's.
                 std::vector<std::string> words;
-                if (query.get_num_subqueries() == 2 && query.get_subquery(0).get_type() == Q::OP_AND &&
-                    single_detail_terms(query.get_subquery(0), words) && words.size() == 2 &&
-                    leaf_term(query.get_subquery(1), pair) &&
-                    pair.compare(0, WordPairs::detail_pair_prefix.size(), WordPairs::detail_pair_prefix) == 0) {
+                std::string pair;
+                bool title = false;
+                if (pair_phrase(query, words, pair, title) && title) {
+                    // Title terms weigh nothing, so the pair alone is matched, weighed as the words together: its
+                    // posting list at that weight, a source that ends its walk at the deadline. Walking the words'
+                    // lists to the pair's documents was a third of such a phrase's match.
+                    return shared(new TitleBonusSource({pair}, together_weight(words)));
+                }
+                if (!words.empty()) {
+                    // In the detail: one walk of the pair's and the words' lists, weighed as the words.
                     std::vector<double> idfs;
                     for (const auto &word : words) idfs.push_back(idf(frequencies_->of(word)));
                     return shared(new PairPhraseSource(std::move(words), pair, std::move(idfs), ranking_.k1,
@@ -375,17 +369,31 @@ class Rewriter {
                            [this](const std::string &title) { return class_of(title).terms.size() == 1; });
     }
 
-    /// Whether `query`'s sub-queries are all detail terms that are their own class, into `terms`.
-    bool single_detail_terms(const Xapian::Query &query, std::vector<std::string> &terms) const {
-        for (size_t i = 0, count = query.get_num_subqueries(); i < count; ++i) {
+    /// Whether `query` is a phrase of two words of one field filtered by their pair term, as WordPairs::filter()
+    /// writes it (FILTER(AND(first, second), pair)), each word its own class (no stem term stands for it): its words
+    /// into `words`, its pair term into `pair`, and whether they are title words into `title`.
+    bool pair_phrase(const Xapian::Query &query, std::vector<std::string> &words, std::string &pair,
+                     bool &title) const {
+        using Q = Xapian::Query;
+        if (query.get_num_subqueries() != 2 || !leaf_term(query.get_subquery(1), pair)) return false;
+        const Q together = query.get_subquery(0);
+        if (together.get_type() != Q::OP_AND || together.get_num_subqueries() != 2) return false;
+        title = pair.compare(0, WordPairs::title_pair_prefix.size(), WordPairs::title_pair_prefix) == 0;
+        if (!title && pair.compare(0, WordPairs::detail_pair_prefix.size(), WordPairs::detail_pair_prefix) != 0) {
+            return false;
+        }
+        std::vector<std::string> found;
+        for (size_t i = 0; i < 2; ++i) {
             std::string term;
-            if (!leaf_term(query.get_subquery(i), term) || !classifier_.is_detail(term) ||
+            if (!leaf_term(together.get_subquery(i), term) ||
+                !(title ? classifier_.is_title(term) : classifier_.is_detail(term)) ||
                 class_of(term).terms.size() != 1) {
                 return false;
             }
-            terms.push_back(term);
+            found.push_back(std::move(term));
         }
-        return !terms.empty();
+        words = std::move(found);
+        return true;
     }
 
     bool all_title_leaves(const Xapian::Query &query, std::vector<std::string> &terms) const {
