@@ -146,6 +146,25 @@ import TrackerStore
         #expect(try titles("added") == ["Added after"])
     }
 
+    /// A store put back from an older copy (a restore) has a log that ends before the index's cursor: the index is
+    /// rebuilt from it, not taken as current, and keeps nothing the copy does not have.
+    @Test func aStoreRestoredFromAnOlderCopyMakesARebuild() throws {
+        let home = try store.addProject(title: "Home")
+        try store.addItem(projectID: home.id, title: "Kept in the copy")
+        try indexer.catchUp()
+        let copy = directory.file("copy.sqlite")
+        #expect(TestSupport.run(["sqlite3", store.path], input: Data("VACUUM INTO '\(copy)';".utf8)).status == 0)
+        try store.addItem(projectID: home.id, title: "Added after the copy")
+        try indexer.catchUp()
+        #expect(try titles("added") == ["Added after the copy"])
+
+        let restored = StoreIndexer(store: try TrackerStore.open(at: copy), indexPath: indexer.location.root)
+        let report = try restored.catchUp()
+        #expect(report.rebuildReason == "the index's cursor 3 is ahead of the store's last change 2")
+        #expect(try restored.search("added", limit: 10).hits.isEmpty)
+        #expect(try restored.search("kept", limit: 10).hits.count == 1)
+    }
+
     @Test func searchesDuringRebuildsSeeTheOldOrTheNewIndexNeverAnEmptyOne() throws {
         let home = try store.addProject(title: "Home")
         for number in 0..<300 {
