@@ -202,6 +202,44 @@ TEST_CASE("no search waits for a table: it is made on the maker's thread, and re
     CHECK(searched.reader->doc_lengths.tables_made() == 1);  // made once per revision
 }
 
+TEST_CASE("a weighed query's page by relevance then one key for all is its page by relevance, in either docid order") {
+    // What match_page() sets aside sooner must not change the page: same documents, weights and order. A query of
+    // filters, exclusions and ranges alone weighs nothing, and keeps the order Xapian stops early in.
+    CHECK(cxapian::weighs(parse("leak")));
+    CHECK(cxapian::weighs(parse("memory leak status:open")));
+    CHECK(cxapian::weighs(parse("\"memory leak\" OR crash")));
+    CHECK(cxapian::weighs(parse("leak -crash")));
+    CHECK_FALSE(cxapian::weighs(parse("status:open")));
+    CHECK_FALSE(cxapian::weighs(parse("NOT crash")));
+    CHECK_FALSE(cxapian::weighs(Xapian::Query::MatchAll));
+    CHECK_FALSE(cxapian::weighs(Xapian::Query(Xapian::Query::OP_VALUE_RANGE, 0, "a", "b")));
+    CHECK_FALSE(cxapian::weighs(Xapian::Query(Xapian::Query::OP_FILTER, Xapian::Query::MatchAll, Xapian::Query("x"))));
+    Searched searched(300);
+    const Xapian::Database &database = searched.reader->database;
+    for (const std::string text : {"memory leak", "leak status:open", "\"memory leak\"", "the", "leak OR crash -the"}) {
+        const Xapian::Query query = parse(text);
+        REQUIRE(cxapian::weighs(query));
+        for (const bool descending : {false, true}) {
+            for (const Xapian::doccount max_items : {Xapian::doccount(3), Xapian::doccount(20)}) {
+                INFO(text, descending ? ", docids descending" : "", ", ", max_items, " a page");
+                cxapian::MatchOptions options = ranked_options();
+                options.max_items = max_items;
+                options.docids_descending = descending;
+                options.check_at_least = 1000;
+                cxapian::MatchResult by_relevance;
+                cxapian::match_page(database, query, Xapian::BM25Weight(), options, by_relevance);
+                cxapian::MatchResult set_aside;
+                cxapian::match_page(database, query, Xapian::BM25Weight(), options, set_aside, nullptr, false, true);
+                CHECK(hits(set_aside) == hits(by_relevance));
+                CHECK(set_aside.estimated == by_relevance.estimated);
+                CHECK(set_aside.lower_bound == by_relevance.lower_bound);
+                CHECK(set_aside.upper_bound == by_relevance.upper_bound);
+                CHECK(hits(by_relevance).size() == std::min<size_t>(max_items, matching(database, query).size()));
+            }
+        }
+    }
+}
+
 TEST_CASE("a page counted apart from its match is the page one weighted match gives, with the same counts") {
     Searched searched(300);
     // Words alone or ORed are counted by a second walk; the page's match is pruned as soon as the page is full.

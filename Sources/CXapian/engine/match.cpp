@@ -187,6 +187,7 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
     // Its matches counted apart from its page where walking them again costs little (see match_page()): known from
     // the query as parsed, before its words became posting sources.
     const bool one_pass = walks_in_one_pass(parsed);
+    const bool weighted = weighs(parsed);
     if (!by_relevance && one_part && !options.collapse) {
         std::shared_ptr<const SlotValues> table;
         if (options.kept_tables && options.sort_keys.size() == 1) table = slot_table(options.sort_keys[0].slot);
@@ -195,9 +196,9 @@ void match(Reader &reader, const Xapian::Query &query, const std::vector<ValueRa
     } else if (options.rescore_window > 0 && one_part && by_relevance && extras
                && page_end <= uint64_t(options.rescore_window) * 10) {
         const auto window = static_cast<Xapian::doccount>(std::max<uint64_t>(options.rescore_window, page_end));
-        match_rescored(reader.database, fielded, fielded_ranking, weight, options, window, result, one_pass);
+        match_rescored(reader.database, fielded, fielded_ranking, weight, options, window, result, one_pass, weighted);
     } else {
-        match_page(reader.database, fielded.whole(), weight, options, result, nullptr, one_pass);
+        match_page(reader.database, fielded.whole(), weight, options, result, nullptr, one_pass, weighted);
     }
 }
 

@@ -164,6 +164,33 @@ bool walks_in_one_pass(const Xapian::Query &query) {
     }
 }
 
+bool weighs(const Xapian::Query &query) {
+    using Q = Xapian::Query;
+    const size_t count = query.get_num_subqueries();
+    switch (query.get_type()) {
+        case Q::LEAF_TERM:
+            return !(*query.get_unique_terms_begin()).empty();
+        case Q::OP_FILTER:
+        case Q::OP_AND_NOT:
+            return count > 0 && weighs(query.get_subquery(0));
+        case Q::OP_AND:
+        case Q::OP_OR:
+        case Q::OP_AND_MAYBE:
+        case Q::OP_XOR:
+        case Q::OP_MAX:
+        case Q::OP_SYNONYM:
+        case Q::OP_ELITE_SET:
+        case Q::OP_PHRASE:
+        case Q::OP_NEAR:
+            for (size_t i = 0; i < count; ++i) {
+                if (weighs(query.get_subquery(i))) return true;
+            }
+            return false;
+        default:
+            return false;
+    }
+}
+
 bool ends_with(const Xapian::Query &query, const std::vector<const void *> &sources) {
     using Q = Xapian::Query;
     const size_t count = query.get_num_subqueries();
@@ -213,8 +240,19 @@ Xapian::Enquire weightless(const Xapian::Database &database, const Xapian::Query
     return enquire;
 }
 
+namespace {
+
+/// The same key for every document: relevance then this key orders as relevance alone does (see match_page()).
+class SameKey : public Xapian::KeyMaker {
+  public:
+    std::string operator()(const Xapian::Document &) const override { return std::string(); }
+};
+
+}  // namespace
+
 void match_page(const Xapian::Database &database, const Xapian::Query &query, const Xapian::Weight &weight,
-                const MatchOptions &options, MatchResult &result, Xapian::KeyMaker *table, bool count_apart) {
+                const MatchOptions &options, MatchResult &result, Xapian::KeyMaker *table, bool count_apart,
+                bool weighted) {
     Xapian::Enquire enquire(database);
     enquire.set_query(until_deadline(query, result));
     enquire.set_weighting_scheme(weight);
@@ -237,7 +275,18 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
     // collapsing count in the weighted match.
     const Xapian::doccount page_end = options.first + options.max_items;
     count_apart = count_apart && !spied && !options.collapse && options.check_at_least > page_end;
-    result.mset = enquire.get_mset(options.first, options.max_items, count_apart ? page_end : options.check_at_least);
+    const Xapian::doccount check_at_least = count_apart ? page_end : options.check_at_least;
+    // Ordered by relevance, Xapian 1.4's matcher compares a candidate with the page's last hit only when it sorts by
+    // a key too: by relevance alone, every candidate until check_at_least goes through the page's heap (about a
+    // thousand instructions each). By relevance then a key that is the same for every document, the order is the
+    // same (weight, then docid, as msetcmp_by_relevance: the "reverse" flag keeps its treatment of the docid 0 it
+    // starts from), and a candidate below the page's last hit is only counted. Not for a query that weighs nothing:
+    // by relevance alone Xapian stops such a match at check_at_least, where a key would make it count every match.
+    SameKey same_key;  // the enquire points at it until get_mset
+    if (weighted && options.sort_keys.size() == 0 && !options.collapse && check_at_least > page_end) {
+        enquire.set_sort_by_relevance_then_key(&same_key, true);
+    }
+    result.mset = enquire.get_mset(options.first, options.max_items, check_at_least);
     enquire.clear_matchspies();
     result.page_first = 0;
     result.page_size = result.mset.size();
@@ -267,12 +316,12 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
 
 void match_rescored(const Xapian::Database &database, const FieldedQuery &fielded, const FieldedRanking &ranking,
                     const Xapian::Weight &weight, const MatchOptions &options, Xapian::doccount window,
-                    MatchResult &result, bool count_apart) {
+                    MatchResult &result, bool count_apart, bool weighted) {
     MatchOptions first = options;
     first.first = 0;
     first.max_items = window;
     first.check_at_least = std::max(options.check_at_least, window);
-    match_page(database, fielded.base, weight, first, result, nullptr, count_apart);
+    match_page(database, fielded.base, weight, first, result, nullptr, count_apart, weighted);
     if (result.clock != nullptr) result.clock->lift();
     // The window in docid order, each with its first match's weight.
     std::vector<std::pair<Xapian::docid, double>> base;

@@ -33,12 +33,18 @@ Xapian::Enquire weightless(const Xapian::Database &database, const Xapian::Query
 /// its rewrite into posting sources).
 bool walks_in_one_pass(const Xapian::Query &query);
 
+/// Whether a match of `query` (as parsed, before its words became posting sources) is known to weigh more than
+/// nothing: it holds a term that its filters, exclusions and scales leave weighed. False where that is not known (a
+/// scaled part, a range, a posting source), as for a query of filters alone, which weighs nothing.
+bool weighs(const Xapian::Query &query);
+
 /// Runs `query` for the page `options` asks, with its facets, into `result` (sorted by `table`'s keys if given, see
 /// set_order()). With `count_apart` (a query walks_in_one_pass() says so of), the page is matched alone and its
-/// matches counted by a second walk that weighs nothing.
+/// matches counted by a second walk that weighs nothing. `weighted`: the query weighs() (its candidates that cannot
+/// enter the page are then set aside without passing through it).
 void match_page(const Xapian::Database &database, const Xapian::Query &query, const Xapian::Weight &weight,
                 const MatchOptions &options, MatchResult &result, Xapian::KeyMaker *table = nullptr,
-                bool count_apart = false);
+                bool count_apart = false, bool weighted = false);
 
 /// Rescoring: the best `window` matches of the base query (with its counts and facets), then those documents
 /// alone under the whole query (bonus and title similarity included), for the page.
@@ -50,7 +56,7 @@ void match_page(const Xapian::Database &database, const Xapian::Query &query, co
 /// the window's few documents.
 void match_rescored(const Xapian::Database &database, const FieldedQuery &fielded, const FieldedRanking &ranking,
                     const Xapian::Weight &weight, const MatchOptions &options, Xapian::doccount window,
-                    MatchResult &result, bool count_apart = false);
+                    MatchResult &result, bool count_apart = false, bool weighted = false);
 
 /// Sorted by values, not relevance: the page by a match that weighs nothing (or from the sort's table, see
 /// page_by_table()), then its hits alone under the whole query, for their scores.
