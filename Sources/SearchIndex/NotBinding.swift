@@ -27,6 +27,32 @@ enum NotBinding {
         return rewritten.map(\.text).joined(separator: " ")
     }
 
+    /// A query of excluded terms alone (`-draft`, `-draft -"old notes"`, `-draft NOT project:garden`) excludes them
+    /// from every document, as `NOT draft NOT "old notes"` does. Xapian's parser refuses a query that only excludes
+    /// ("can't just hate") and reads it again without its syntax, which searched for the excluded words themselves.
+    static func excludingAlone(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "-")) else { return text }
+        let tokens = tokenize(text)
+        guard tokens.contains(where: { $0.kind == .term && $0.text.hasPrefix("-") }) else { return text }
+        var rewritten: [String] = []
+        var index = 0
+        while index < tokens.count {
+            let token = tokens[index]
+            if token.kind == .operator, token.text == "NOT", index + 1 < tokens.count, tokens[index + 1].kind == .term {
+                rewritten += [token.text, tokens[index + 1].text]
+                index += 2
+                continue
+            }
+            // `-` before a space, a `+` or another `-` excludes nothing (Xapian ignores it).
+            guard token.kind == .term, token.text.hasPrefix("-"),
+                let next = token.text.dropFirst().first, next != "-", next != "+"
+            else { return text }
+            rewritten += ["NOT", String(token.text.dropFirst())]
+            index += 1
+        }
+        return rewritten.joined(separator: " ")
+    }
+
     struct Token: Equatable {
         enum Kind { case open, close, `operator`, term }
         var kind: Kind

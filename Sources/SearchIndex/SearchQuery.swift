@@ -155,7 +155,7 @@ public final class SearchQueryParser {
         do {
             // The text as the index holds it: folded, compound words with their parts (TextNormalizer), each
             // compound counting as one word.
-            let bound = NotBinding.rewrite(Self.negatingFilters(text), partial: partial)
+            let bound = NotBinding.rewrite(NotBinding.excludingAlone(Self.negatingFilters(text)), partial: partial)
             let normalized = TextNormalizer.normalizedQuery(bound)
             query = try parser.parse(normalized.text, flags: flags).groupingCompounds(
                 normalized.compounds, stemmingLanguage: Self.stemmingLanguage, titlePrefix: TermPrefix.title)

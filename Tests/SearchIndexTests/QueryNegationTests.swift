@@ -27,12 +27,31 @@ import Testing
         ("NOT a NOT b", "NOT a NOT b"),
         ("a NOT b", "a NOT b"),
         ("NOT a", "NOT a"),
+        // Excluded terms alone (NotBinding.excludingAlone gives them a NOT each).
+        ("NOT a NOT \"b c\"", "NOT a NOT \"b c\""),
         // No NOT (a lowercase "not" is a word): the text as it was.
         ("leaking tap", "leaking tap"),
         ("do not disturb", "do not disturb"),
     ])
     func notBindsToOneTerm(query: String, rewritten: String) {
         #expect(NotBinding.rewrite(query) == rewritten)
+    }
+
+    @Test(arguments: [
+        ("-draft", "NOT draft"),
+        ("-draft -\"old notes\"", "NOT draft NOT \"old notes\""),
+        ("-draft NOT project:garden", "NOT draft NOT project:garden"),
+        ("NOT draft", "NOT draft"),
+        // Anything to keep, an operator or a group: as typed.
+        ("-draft notes", "-draft notes"),
+        ("-draft OR notes", "-draft OR notes"),
+        ("(-draft)", "(-draft)"),
+        ("- draft", "- draft"),
+        ("--draft", "--draft"),
+        ("C++ -draft", "C++ -draft"),
+    ])
+    func excludedTermsAloneAreNegated(query: String, rewritten: String) {
+        #expect(NotBinding.excludingAlone(query) == rewritten)
     }
 
     /// Search as you type: the last word stays last, for it is the prefix being typed.
@@ -67,6 +86,13 @@ import Testing
         #expect(try ids("NOT hose leaking") == ["roof", "tap"])
         #expect(try ids("leaking NOT hose fix") == ["tap"])
         #expect(try ids("fix NOT hose OR boiler") == ["boiler", "tap"])
+        // Excluded words alone exclude them from everything, as NOT does (not search for them).
+        let items = ["boiler", "garden", "home", "hose", "roof", "tap"]
+        #expect(try ids("-leaking") == ["boiler", "garden", "home"])
+        #expect(try ids("-leaking -boiler") == ["garden", "home"])
+        #expect(try ids("-\"leaking tap\"") == items.filter { $0 != "tap" })
+        #expect(try ids("-leaking -project:garden") == ["boiler", "home"])
+        #expect(try ids("-leaking") == ids("NOT leaking"))
         // The same ranking as the positive words alone, filtered.
         let negated = try reader.search(try SearchQueryParser().parse("NOT hose leaking"), SearchRequest()).hits
         let plain = try reader.search(try SearchQueryParser().parse("leaking"), SearchRequest()).hits
