@@ -226,11 +226,28 @@ TEST_CASE("a weighed query's page by relevance then one key for all is its page 
                 options.max_items = max_items;
                 options.docids_descending = descending;
                 options.check_at_least = 1000;
+                // With a facet: every match counted, whether it entered the page's heap or was set aside.
+                const auto spied = [&](cxapian::MatchResult &result) {
+                    result.facets.push_back(
+                        {status_slot, 0, std::make_unique<Xapian::ValueCountMatchSpy>(status_slot)});
+                };
+                const auto counts = [](const cxapian::MatchResult &result) {
+                    std::map<std::string, Xapian::doccount> counted;
+                    const auto &spy = *result.facets[0].spy;
+                    for (auto value = spy.values_begin(); value != spy.values_end(); ++value) {
+                        counted[*value] = value.get_termfreq();
+                    }
+                    return counted;
+                };
                 cxapian::MatchResult by_relevance;
+                spied(by_relevance);
                 cxapian::match_page(database, query, Xapian::BM25Weight(), options, by_relevance);
                 cxapian::MatchResult set_aside;
+                spied(set_aside);
                 cxapian::match_page(database, query, Xapian::BM25Weight(), options, set_aside, nullptr, false, true);
                 CHECK(hits(set_aside) == hits(by_relevance));
+                CHECK(counts(set_aside) == counts(by_relevance));
+                CHECK(!counts(by_relevance).empty());
                 CHECK(set_aside.estimated == by_relevance.estimated);
                 CHECK(set_aside.lower_bound == by_relevance.lower_bound);
                 CHECK(set_aside.upper_bound == by_relevance.upper_bound);
