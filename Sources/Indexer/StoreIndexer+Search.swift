@@ -271,7 +271,7 @@ extension StoreIndexer {
     static func firstPlace(of words: [String], in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         let patterns = words.map { Array($0.utf8) }.filter { !$0.isEmpty }
         guard !patterns.isEmpty, let base = bytes.baseAddress else { return nil }
-        // The bytes a word can begin with, in either case: the scan passes over every other byte, eight at a time
+        // The bytes a word can begin with, in either case: the scan passes over every other byte, sixteen at a time
         // while there are at most four of them (a query of one or two words), else one at a time.
         var begins = [Bool](repeating: false, count: 256)
         for pattern in patterns {
@@ -293,16 +293,27 @@ extension StoreIndexer {
             if firsts.count <= 4 {
                 // Four bytes to test, the last repeated for fewer, in registers rather than an array's walk.
                 let (a, b, c, d) = (
-                    firsts[0], firsts[min(1, firsts.count - 1)], firsts[min(2, firsts.count - 1)],
-                    firsts[firsts.count - 1]
+                    SIMD16<UInt8>(repeating: firsts[0]), SIMD16<UInt8>(repeating: firsts[min(1, firsts.count - 1)]),
+                    SIMD16<UInt8>(repeating: firsts[min(2, firsts.count - 1)]),
+                    SIMD16<UInt8>(repeating: firsts[firsts.count - 1])
                 )
-                while position + 8 <= bytes.count {
-                    let eight = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-                    if eight.containsByte(a) || eight.containsByte(b) || eight.containsByte(c) || eight.containsByte(d)
-                    {
-                        for at in position..<position + 8 where begins[Int(bytes[at])] && matches(at: at) { return at }
+                // Each lane's bit, summed into a byte per half: which of the sixteen bytes can begin a word.
+                let bits = SIMD8<UInt8>(1, 2, 4, 8, 16, 32, 64, 128)
+                while position + 16 <= bytes.count {
+                    let sixteen = UnsafeRawPointer(base + position).loadUnaligned(as: SIMD16<UInt8>.self)
+                    let found = (sixteen .== a) .| (sixteen .== b) .| (sixteen .== c) .| (sixteen .== d)
+                    if any(found) {
+                        let lanes = SIMD16<UInt8>(repeating: 0).replacing(
+                            with: SIMD16(lowHalf: bits, highHalf: bits), where: found)
+                        var candidates =
+                            UInt16(lanes.lowHalf.wrappedSum()) | UInt16(lanes.highHalf.wrappedSum()) << 8
+                        while candidates != 0 {
+                            let at = position + candidates.trailingZeroBitCount
+                            if matches(at: at) { return at }
+                            candidates &= candidates - 1
+                        }
                     }
-                    position += 8
+                    position += 16
                 }
             }
             for at in position..<bytes.count where begins[Int(bytes[at])] && matches(at: at) { return at }
