@@ -1,5 +1,5 @@
-// word.cpp — WordSource and TitleBonusSource. Called only from inside the C API's guarded entry points, so exceptions
-// thrown here are caught there.
+// word.cpp — TitleBonusSource, WordSource and PairPhraseSource. Called only from inside the C API's guarded entry
+// points, so exceptions thrown here are caught there.
 
 #include "word.h"
 #include "../fielded_weight.h"
@@ -7,6 +7,17 @@
 #include <cmath>
 
 namespace cxapian {
+
+namespace {
+
+/// `docid`'s length from `table` (the lengths of the database searched, or nullptr), or -1 where it is not known
+/// there: the caller then reads it from a posting at the document.
+double known_length(const DocLengths *table, Xapian::docid docid) {
+    const uint32_t known = table != nullptr ? table->length(docid) : DocLengths::unknown;
+    return known != DocLengths::unknown ? static_cast<double>(known) : -1;
+}
+
+}  // namespace
 
 // ---- TitleBonusSource ----
 
@@ -64,8 +75,7 @@ void WordSource::init(const Xapian::Database &database) {
 
 double WordSource::get_weight() const {
     double in_detail = 0;
-    const uint32_t known = lengths_here_ != nullptr ? lengths_here_->length(get_docid()) : DocLengths::unknown;
-    double length = known != DocLengths::unknown ? static_cast<double>(known) : -1;
+    double length = known_length(lengths_here_, get_docid());
     bool in_title = false;
     for_each_posting([&](size_t term, const Xapian::PostingIterator &posting) {
         if (term < detail_.size()) {
@@ -115,8 +125,7 @@ void PairPhraseSource::init(const Xapian::Database &database) {
 }
 
 double PairPhraseSource::get_weight() const {
-    const uint32_t known = lengths_here_ != nullptr ? lengths_here_->length(get_docid()) : DocLengths::unknown;
-    double length = known != DocLengths::unknown ? static_cast<double>(known) : -1;
+    double length = known_length(lengths_here_, get_docid());
     double weight = 0;
     for_each_posting([&](size_t term, const Xapian::PostingIterator &posting) {
         if (length < 0) length = posting.get_doclength();
