@@ -56,3 +56,26 @@ extension StringProtocol where UTF8View: BidirectionalCollection {
         return String(self)
     }
 }
+
+extension String {
+    /// Whether the text's bytes hold those of `word` in a run: what `contains(_:)` of a string and
+    /// `utf8.firstRange(of:)` answer for ASCII `word`, without the generic collection algorithms behind them, which
+    /// took tens of thousands of instructions over a query of a few words.
+    func containsBytes(of word: StaticString) -> Bool {
+        let needle = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard let first = needle.first else { return true }
+        let found = utf8.withContiguousStorageIfAvailable { text -> Bool in
+            guard text.count >= needle.count else { return false }
+            var start = 0
+            while start <= text.count - needle.count {
+                if text[start] == first, needle.indices.allSatisfy({ text[start + $0] == needle[$0] }) { return true }
+                start += 1
+            }
+            return false
+        }
+        return found ?? (utf8.firstRange(of: needle) != nil)
+    }
+
+    /// Whether every byte of the text is ASCII.
+    var isAllASCII: Bool { utf8.allSatisfy { $0 < 0x80 } }
+}

@@ -18,7 +18,7 @@ enum NotBinding {
     /// `text` with each `NOT` bound to one term. With `partial` (the last word is a prefix), a term that ends the
     /// query keeps its place there: `NOT b c` becomes `NOT b AND c`.
     static func rewrite(_ text: String, partial: Bool = false) -> String {
-        guard text.utf8.firstRange(of: "NOT".utf8) != nil else { return text }
+        guard text.containsBytes(of: "NOT") else { return text }
         let tokens = tokenize(text)
         guard tokens.contains(where: { $0.kind == .operator && $0.text == "NOT" }) else { return text }
         var position = 0
@@ -31,7 +31,7 @@ enum NotBinding {
     /// from every document, as `NOT draft NOT "old notes"` does. Xapian's parser refuses a query that only excludes
     /// ("can't just hate") and reads it again without its syntax, which searched for the excluded words themselves.
     static func excludingAlone(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "-")) else { return text }
+        guard mayExclude(text) else { return text }
         let tokens = tokenize(text)
         guard tokens.contains(where: { $0.kind == .term && $0.text.hasPrefix("-") }) else { return text }
         var rewritten: [String] = []
@@ -51,6 +51,23 @@ enum NotBinding {
             index += 1
         }
         return rewritten.joined(separator: " ")
+    }
+
+    /// Whether a word of `text` may begin with `-`: a `-` at the start, after white space or a parenthesis, or after
+    /// a byte outside ASCII (which may end Unicode's white space). A `-` inside a word (`2024-05-01`, `x-ray`)
+    /// excludes nothing, and reading such a query for exclusions was a visible part of a search with a date.
+    static func mayExclude(_ text: String) -> Bool {
+        var previous: UInt8 = 0x20
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "-"),
+                previous == 0x20 || (previous >= 0x09 && previous <= 0x0D) || previous == UInt8(ascii: "(")
+                    || previous == UInt8(ascii: ")") || previous >= 0x80
+            {
+                return true
+            }
+            previous = byte
+        }
+        return false
     }
 
     struct Token: Equatable {

@@ -34,22 +34,42 @@ public final class SearchQueryParser {
                 .querySyntax,
                 "the query is \(text.utf8.count) bytes long; at most \(maximumQueryBytes) are allowed")
         }
-        var depth = 0
-        var deepest = 0
-        var quoted = false
-        for character in text {
-            if character == "\"" { quoted.toggle() }
-            if quoted { continue }
-            if open.contains(character) {
-                depth += 1
-                deepest = max(deepest, depth)
-            } else if character == ")" {
-                depth = max(0, depth - 1)
-            }
-        }
+        let deepest = deepestNesting(text, open: open)
         if deepest > maximumNesting {
             throw nestingError(deepest)
         }
+    }
+
+    /// How deep the `open` characters and `)` nest in `text`, quoted text aside: counted on the bytes of ASCII text
+    /// (each ASCII character is its byte, but `"\r\n"`, which is no bracket or quote), else on its Characters.
+    static func deepestNesting(_ text: String, open: Set<Character>) -> Int {
+        let openBytes = open.compactMap { $0.unicodeScalars.count == 1 && $0.isASCII ? $0.asciiValue : nil }
+        guard openBytes.count == open.count, text.isAllASCII else { return characterDeepestNesting(text, open: open) }
+        return deepestNesting(text.utf8, opens: openBytes.contains, quote: UInt8(ascii: "\""), close: UInt8(ascii: ")"))
+    }
+
+    /// ``deepestNesting(_:open:)`` read Character by Character, for any text.
+    static func characterDeepestNesting(_ text: String, open: Set<Character>) -> Int {
+        deepestNesting(text, opens: open.contains, quote: "\"", close: ")")
+    }
+
+    private static func deepestNesting<S: Sequence>(
+        _ units: S, opens: (S.Element) -> Bool, quote: S.Element, close: S.Element
+    ) -> Int where S.Element: Equatable {
+        var depth = 0
+        var deepest = 0
+        var quoted = false
+        for unit in units {
+            if unit == quote { quoted.toggle() }
+            if quoted { continue }
+            if opens(unit) {
+                depth += 1
+                deepest = max(deepest, depth)
+            } else if unit == close {
+                depth = max(0, depth - 1)
+            }
+        }
+        return deepest
     }
 
     static func nestingError(_ depth: Int) -> SearchIndexError {
@@ -195,6 +215,13 @@ public final class SearchQueryParser {
     /// The query if it is one tracker key and nothing else: letters (digits and `_` after the first), `-`, digits
     /// (`HADOOP-1234`, `gh-12`).
     static func sourceKey(typedAlone text: String) -> String? {
+        // A key is ASCII letters, digits, `_` and one `-`, spaces around it aside: most queries fail on their bytes.
+        guard text.utf8.contains(UInt8(ascii: "-")),
+            text.utf8.allSatisfy({
+                $0.isASCIILetter || $0.isASCIIDigit || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+                    || $0 == 0x20 || $0 == 0x09 || $0 >= 0x80
+            })
+        else { return nil }
         let key = text.trimmingSpaces()
         guard key.utf8.count <= 64, let dash = key.lastIndex(of: "-"), let first = key.first, first.isASCII,
             first.isLetter
@@ -210,7 +237,7 @@ public final class SearchQueryParser {
     /// What is wrong with a field written with nothing after its colon (`author:` alone, `-is:`), which Xapian
     /// would read as the plain word: the same refusal as `author:""` gets. Nil when there is none.
     func emptyField(in text: String) -> String? {
-        guard text.utf8.contains(UInt8(ascii: ":")) else { return nil }
+        guard Self.mayEndAField(text) else { return nil }
         for token in NotBinding.tokenize(text) where token.kind == .term && token.text.hasSuffix(":") {
             var field = token.text.dropLast()
             if field.hasPrefix("-") || field.hasPrefix("+") { field = field.dropFirst() }
@@ -232,24 +259,69 @@ public final class SearchQueryParser {
         return nil
     }
 
+    /// Whether a word of `text` may end in a colon: a colon before the end, white space or a parenthesis, or before
+    /// any byte outside ASCII (which may be Unicode's white space). A colon before a letter, digit, quote or other
+    /// ASCII punctuation is inside its word, and tokenizing the query for nothing was a visible part of a filtered
+    /// search.
+    static func mayEndAField(_ text: String) -> Bool {
+        var afterColon = false
+        for byte in text.utf8 {
+            if afterColon,
+                byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) || byte == UInt8(ascii: "(")
+                    || byte == UInt8(ascii: ")") || byte >= 0x80
+            {
+                return true
+            }
+            afterColon = byte == UInt8(ascii: ":")
+        }
+        return afterColon
+    }
+
     /// `"a b c"` for a query of two or more plain words (no operators, fields, quotes or wildcards), else nil.
     static func phraseBonus(for text: String, partial: Bool) -> String? {
         // A quote is in no plain word (and splitting a quoted phrase into words was most of this function's time).
         guard !partial, !text.utf8.contains(UInt8(ascii: "\"")) else { return nil }
-        let words = text.split(whereSeparator: \.isWhitespaceQuick)
-        guard words.count >= 2, words.count <= 8,
-            words.allSatisfy({ word in
-                word.allSatisfy { $0.isLetterOrNumber || $0 == "'" || $0 == "-" || $0 == "." }
-                    && !TextNormalizer.queryOperators.contains(String(word)) && !word.hasPrefix("-")
+        return text.isAllASCII ? asciiPhraseBonus(for: text) : characterPhraseBonus(for: text)
+    }
+
+    /// ``phraseBonus(for:partial:)`` read Character by Character, for any text without quotes.
+    static func characterPhraseBonus(for text: String) -> String? {
+        plainPhrase(
+            text, isSpace: \.isWhitespaceQuick, isPlain: { $0.isLetterOrNumber || $0 == "'" || $0 == "-" || $0 == "." },
+            dash: "-", words: { $0 })
+    }
+
+    /// ``phraseBonus(for:partial:)`` of ASCII text, on its bytes (splitting a query into Characters cost more than
+    /// Xapian's parse of it).
+    static func asciiPhraseBonus(for text: String) -> String? {
+        plainPhrase(
+            text.utf8, isSpace: { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) },
+            isPlain: {
+                $0.isASCIILetter || $0.isASCIIDigit || $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "-")
+                    || $0 == UInt8(ascii: ".")
+            }, dash: UInt8(ascii: "-"), words: { Substring($0) })
+    }
+
+    /// `"a b c"` of the 2 to 8 words of `units` (split at white space) if each is plain: made of `isPlain` units,
+    /// no operator, not excluded (a leading `dash`).
+    private static func plainPhrase<C: BidirectionalCollection>(
+        _ units: C, isSpace: (C.Element) -> Bool, isPlain: (C.Element) -> Bool, dash: C.Element,
+        words: (C.SubSequence) -> Substring
+    ) -> String? where C.Element: Equatable {
+        let split = units.split(whereSeparator: isSpace)
+        guard split.count >= 2, split.count <= 8,
+            split.allSatisfy({ word in
+                word.allSatisfy(isPlain) && word.first != dash
+                    && !TextNormalizer.queryOperators.contains(String(words(word)))
             })
         else { return nil }
-        return "\"" + words.joined(separator: " ") + "\""
+        return "\"" + split.map(words).joined(separator: " ") + "\""
     }
 
     /// `-field:value` → `NOT field:value` for filter fields. Xapian reads a query made only of `-is:completed` as
     /// the filter `is:completed` (the opposite of what was typed); `NOT` means the same wherever `-` is right.
     static func negatingFilters(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "-")) else { return text }
+        guard NotBinding.mayExclude(text) else { return text }
         let filterFields =
             ["project", "is", "kind", "author", "priority", "created", "modified", "closed"] + trackerFields
         var result = ""
@@ -297,7 +369,7 @@ public final class SearchQueryParser {
     static func negatedFilters(in text: String) -> Set<String> {
         // Most queries negate nothing: skip the regular expression (compiling it is a visible part of a word search).
         guard text.utf8.contains(UInt8(ascii: ":")),
-            text.utf8.contains(UInt8(ascii: "-")) || text.contains("NOT"),
+            NotBinding.mayExclude(text) || text.containsBytes(of: "NOT"),
             let expression = negatedFilter
         else { return [] }
         let range = NSRange(text.startIndex..., in: text)
@@ -501,16 +573,18 @@ public final class SearchQueryParser {
         func written(_ seconds: Double) -> String {
             let fields = calendar.dateComponents(
                 [.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: seconds))
-            return String(
-                format: "%04d-%02d-%02d %02d:%02d:%02d", fields.year ?? 0, fields.month ?? 0, fields.day ?? 0,
-                fields.hour ?? 0, fields.minute ?? 0, fields.second ?? 0)
+            // As `%04d-%02d-%02d %02d:%02d:%02d` writes them; String(format:) cost more than the calendar's fields.
+            return zeroPadded(fields.year ?? 0, 4) + "-" + zeroPadded(fields.month ?? 0, 2) + "-"
+                + zeroPadded(fields.day ?? 0, 2) + " " + zeroPadded(fields.hour ?? 0, 2) + ":"
+                + zeroPadded(fields.minute ?? 0, 2) + ":" + zeroPadded(fields.second ?? 0, 2)
         }
         let from = range.lower.map(written) ?? "the beginning"
         let to = range.upper.map(written) ?? "now and later"
         let offset = calendar.timeZone.secondsFromGMT(for: clock.now()) / 60
         let zone =
             offset == 0
-            ? "UTC" : String(format: "UTC%@%02d:%02d", offset < 0 ? "-" : "+", abs(offset) / 60, abs(offset) % 60)
+            ? "UTC"
+            : "UTC" + (offset < 0 ? "-" : "+") + zeroPadded(abs(offset) / 60, 2) + ":" + zeroPadded(abs(offset) % 60, 2)
         return (
             .valueRange(
                 slot: slot, lower: range.lower.map(SortableNumber.encode), upper: range.upper.map(SortableNumber.encode)
@@ -518,6 +592,13 @@ public final class SearchQueryParser {
             "\(field) from \(from) to \(to) (\(zone))"
         )
     }
+}
+
+/// `number` in decimal, padded with zeros to `width` characters as C's `%0*d` pads it (a minus sign counts).
+func zeroPadded(_ number: Int, _ width: Int) -> String {
+    let digits = String(number.magnitude)
+    let sign = number < 0 ? "-" : ""
+    return sign + String(repeating: "0", count: max(0, width - sign.count - digits.count)) + digits
 }
 
 /// A parsed query, ready to run.

@@ -192,6 +192,10 @@ public enum TextNormalizer {
     static func hasCompound(_ text: String) -> Bool {
         var previous: UInt8 = 0
         var previousWasLetterOrDigit = false
+        // The byte before was a dot after a digit, or an underscore after a letter or digit: it joins a word only
+        // when what follows continues it (a digit after the dot, a letter or digit after the underscore), as
+        // isTokenCharacter(_:in:before:) says (`1..2`, `2.x` and `a_ b` hold no compound).
+        var joinsNext = false
         for byte in text.utf8 {
             let isLower = byte >= 0x61 && byte <= 0x7A
             let isUpper = byte >= 0x41 && byte <= 0x5A
@@ -207,8 +211,9 @@ public enum TextNormalizer {
                 }
                 if isUpper && previous >= 0x41 && previous <= 0x5A { return true }
             }
-            if byte == 0x2E && previous >= 0x30 && previous <= 0x39 { return true }
-            if byte == 0x5F && previousWasLetterOrDigit { return true }
+            if joinsNext && (previous == 0x2E ? isDigit : isLower || isUpper || isDigit) { return true }
+            joinsNext =
+                (byte == 0x2E && previous >= 0x30 && previous <= 0x39) || (byte == 0x5F && previousWasLetterOrDigit)
             previousWasLetterOrDigit = isLower || isUpper || isDigit
             previous = byte
         }
@@ -237,6 +242,12 @@ extension TextNormalizer {
         // Lowercase words, spaces and quotes (the query most people type) have nothing to rewrite: no capital, digit,
         // operator, field or compound; reading them as Characters was a visible part of a short search.
         if text.utf8.allSatisfy({ $0.isASCIILowercase || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\"") }) {
+            return NormalizedQuery(text: text, compounds: [])
+        }
+        // Nor does ASCII without a capital or a compound word (filters, ranges, parentheses): each word is kept as
+        // typed, lowercase already, with no parts to add. Reading a filtered query as Characters cost more than
+        // Xapian's parse of it.
+        if text.utf8.allSatisfy({ $0 < 0x80 && !$0.isASCIIUppercase }) && !hasCompound(text) {
             return NormalizedQuery(text: text, compounds: [])
         }
         return characterNormalizedQuery(text)

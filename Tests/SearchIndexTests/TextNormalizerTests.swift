@@ -45,6 +45,17 @@ import Testing
         }
     }
 
+    /// Text the quick check finds no compound in is indexed as it is (and, lowercase, queried as it is).
+    @Test func textWithoutACompoundIsIndexedAsItIs() async {
+        await propertyCheck(count: 2_000, input: Self.asciiText) { text in
+            if !TextNormalizer.hasCompound(text) {
+                #expect(TextNormalizer.characterIndexed(text) == text, "\(text.debugDescription)")
+            }
+        }
+        for text in ["9.", "1..2", "2.x", "a_ b", "a.b", "x_"] { #expect(!TextNormalizer.hasCompound(text), "\(text)") }
+        for text in ["9.4", "a_b", "1_2", "v2", "fooBar"] { #expect(TextNormalizer.hasCompound(text), "\(text)") }
+    }
+
     /// A query's compound words are split from their bytes when they are ASCII (`HTTPServer`, `IDsFor`, `9.4_x`).
     @Test func compoundPartsFromBytesAreThePartsFromCharacters() async {
         await propertyCheck(count: 2_000, input: Self.asciiText) { text in
@@ -60,19 +71,26 @@ import Testing
     /// doubled or at either end, words that are operators in capitals), and now and then what takes it off the short
     /// path: a capital, a digit, a field's colon, a `-`, a wildcard, a parenthesis.
     static let lowercaseQuery = Gen.element(
-        of: ["a", "zq", "and", "or", "not", "near", "title", " ", "  ", "\"", "\"", "  ", "A", "7", ":", "-", "*", "("]
+        of: [
+            "a", "zq", "and", "or", "not", "near", "title", " ", "  ", "\"", "\"", "  ", "A", "7", ":", "-", "*", "(",
+            ")", ".", "..", "_", "2024-05-01", "priority:", "is:", "3", "tracker://s/item/1", "\r\n", "\t", "OR", "é",
+        ]
     ).array(of: 0...10).map { $0.compactMap { $0 }.joined() }
 
-    /// A lowercase query takes a short path past the Character scan: it must read as the scan reads it.
+    /// A lowercase query, or ASCII without a capital or a compound word (`fix priority:3 is:open`,
+    /// `(leak OR tap) created:2024-05`), takes a short path past the Character scan: it must read as the scan reads
+    /// it.
     @Test func aLowercaseQueryReadsAsTheCharacterScanReadsIt() async {
         await propertyCheck(count: 2_000, input: Self.lowercaseQuery) { text in
             #expect(
                 TextNormalizer.normalizedQuery(text) == TextNormalizer.characterNormalizedQuery(text),
                 "\(text.debugDescription)")
         }
-        // A capital, a digit or a colon is read by the scan.
+        // A capital or a compound word is read by the scan.
         #expect(TextNormalizer.query("fooBar baz") == "(foobar OR (foo bar)) baz")
         #expect(TextNormalizer.query("Fixes v2") == "fixes (v2 OR (v 2))")
+        #expect(TextNormalizer.query("fix v2 priority:3") == "fix (v2 OR (v 2)) priority:3")
+        #expect(TextNormalizer.query("fix 9.4 is:open") == "fix (9.4 OR (9 4)) is:open")
     }
 
     /// The quick character classes a query is read with answer what the standard library's do, for every ASCII
