@@ -27,30 +27,71 @@ enum NotBinding {
         return rewritten.map(\.text).joined(separator: " ")
     }
 
-    /// A query of excluded terms alone (`-draft`, `-draft -"old notes"`, `-draft NOT project:garden`) excludes them
-    /// from every document, as `NOT draft NOT "old notes"` does. Xapian's parser refuses a query that only excludes
-    /// ("can't just hate") and reads it again without its syntax, which searched for the excluded words themselves.
+    /// A query or a group of excluded terms alone (`-draft`, `-draft -"old notes"`, `-draft NOT project:garden`,
+    /// `leak (-draft -wip)`) excludes them from every document, as `NOT draft NOT "old notes"` does. Xapian's parser
+    /// refuses a query or group that only excludes ("can't just hate") and reads the whole query again without its
+    /// syntax, which searched for the excluded words themselves (and for `OR` as a word).
     static func excludingAlone(_ text: String) -> String {
         guard mayExclude(text) else { return text }
         let tokens = tokenize(text)
         guard tokens.contains(where: { $0.kind == .term && $0.text.hasPrefix("-") }) else { return text }
-        var rewritten: [String] = []
         var index = 0
-        while index < tokens.count {
-            let token = tokens[index]
-            if token.kind == .operator, token.text == "NOT", index + 1 < tokens.count, tokens[index + 1].kind == .term {
-                rewritten += [token.text, tokens[index + 1].text]
-                index += 2
-                continue
-            }
-            // `-` before a space, a `+` or another `-` excludes nothing (Xapian ignores it).
-            guard token.kind == .term, token.text.hasPrefix("-"),
-                let next = token.text.dropFirst().first, next != "-", next != "+"
-            else { return text }
-            rewritten += ["NOT", String(token.text.dropFirst())]
-            index += 1
-        }
+        var changed = false
+        let rewritten = excludingAlone(tokens, at: &index, changed: &changed)
+        // Nothing to rewrite, or a `)` that closes nothing: as typed (Xapian refuses the latter).
+        guard changed, index == tokens.count else { return text }
         return rewritten.joined(separator: " ")
+    }
+
+    /// The tokens of the group from `index` (after its `(`, or the query's start) to its `)`, which is left at
+    /// `index` for the caller, each of its groups rewritten alike: if the group holds only excluded terms (`-term`)
+    /// and `NOT`s of a term or group, each `-term` as `NOT term`.
+    private static func excludingAlone(_ tokens: [Token], at index: inout Int, changed: inout Bool) -> [String] {
+        var out: [String] = []
+        var excluded: [Int] = []  // where in `out` the group's `-term`s are
+        var onlyExclusions = true
+        func operand() {
+            if tokens[index].kind == .open {
+                index += 1
+                out.append("(")
+                out += excludingAlone(tokens, at: &index, changed: &changed)
+                if index < tokens.count {
+                    out.append(")")
+                    index += 1
+                }
+            } else {
+                out.append(tokens[index].text)
+                index += 1
+            }
+        }
+        while index < tokens.count, tokens[index].kind != .close {
+            let token = tokens[index]
+            if token.kind == .operator, token.text == "NOT", index + 1 < tokens.count,
+                tokens[index + 1].kind == .term || tokens[index + 1].kind == .open
+            {
+                out.append(token.text)
+                index += 1
+                operand()
+            } else if token.kind == .term, isExclusion(token.text) {
+                excluded.append(out.count)
+                operand()
+            } else {
+                onlyExclusions = false
+                operand()
+            }
+        }
+        if onlyExclusions && !excluded.isEmpty {
+            for position in excluded { out[position] = "NOT " + out[position].dropFirst() }
+            changed = true
+        }
+        return out
+    }
+
+    /// Whether a term excludes what follows its `-`: not before another `-` or a `+`, nor alone (Xapian ignores
+    /// such a `-`).
+    private static func isExclusion(_ term: String) -> Bool {
+        guard term.hasPrefix("-"), let next = term.dropFirst().first else { return false }
+        return next != "-" && next != "+"
     }
 
     /// Whether a word of `text` may begin with `-`: a `-` at the start, after white space or a parenthesis, or after

@@ -42,10 +42,18 @@ import Testing
         ("-draft -\"old notes\"", "NOT draft NOT \"old notes\""),
         ("-draft NOT project:garden", "NOT draft NOT project:garden"),
         ("NOT draft", "NOT draft"),
+        // A group of excluded terms alone, wherever it stands.
+        ("(-draft)", "( NOT draft )"),
+        ("notes (-draft -wip)", "notes ( NOT draft NOT wip )"),
+        ("notes OR (-draft NOT \"old notes\")", "notes OR ( NOT draft NOT \"old notes\" )"),
+        ("(notes (-draft)) -wip", "( notes ( NOT draft ) ) -wip"),
+        ("-draft NOT (a OR b)", "NOT draft NOT ( a OR b )"),
         // Anything to keep, an operator or a group: as typed.
         ("-draft notes", "-draft notes"),
         ("-draft OR notes", "-draft OR notes"),
-        ("(-draft)", "(-draft)"),
+        ("(-draft notes)", "(-draft notes)"),
+        ("-draft (notes)", "-draft (notes)"),
+        ("(-draft))", "(-draft))"),
         ("- draft", "- draft"),
         ("--draft", "--draft"),
         ("C++ -draft", "C++ -draft"),
@@ -93,6 +101,10 @@ import Testing
         #expect(try ids("-\"leaking tap\"") == items.filter { $0 != "tap" })
         #expect(try ids("-leaking -project:garden") == ["boiler", "home"])
         #expect(try ids("-leaking") == ids("NOT leaking"))
+        // So do excluded words alone in a group.
+        #expect(try ids("(-leaking)") == ids("NOT leaking"))
+        #expect(try ids("fix (-hose)") == ["tap"])
+        #expect(try ids("boiler OR (-leaking -project:home)") == ["boiler", "garden"])
         // The same ranking as the positive words alone, filtered.
         let negated = try reader.search(try SearchQueryParser().parse("NOT hose leaking"), SearchRequest()).hits
         let plain = try reader.search(try SearchQueryParser().parse("leaking"), SearchRequest()).hits
