@@ -126,7 +126,7 @@ extension StoreIndexer {
     /// Where the words a spelling correction may replace are in `text`: runs of letters and digits with at least one
     /// letter, not an operator, not part of a `field:value`, not a wildcard's stem.
     static func correctableWordRanges(_ text: String) -> [Range<String.Index>] {
-        text.utf8.allSatisfy({ $0 < 0x80 }) ? asciiCorrectableWordRanges(text) : characterCorrectableWordRanges(text)
+        text.isAllASCII ? asciiCorrectableWordRanges(text) : characterCorrectableWordRanges(text)
     }
 
     /// ``correctableWordRanges(_:)`` of any text, from its characters.
@@ -167,33 +167,30 @@ extension StoreIndexer {
     /// a rare phrase's search.
     static func asciiCorrectableWordRanges(_ text: String) -> [Range<String.Index>] {
         let bytes = text.utf8
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
-        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
-        func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
         var ranges: [Range<String.Index>] = []
         var index = bytes.startIndex
         while index < bytes.endIndex {
-            guard !isSpace(bytes[index]) else {
+            guard !bytes[index].isASCIIWhitespace else {
                 bytes.formIndex(after: &index)
                 continue
             }
             // A token runs to the next white space (a quoted phrase's words are tokens of their own).
             var end = index
             var fielded = false
-            while end < bytes.endIndex, !isSpace(bytes[end]) {
+            while end < bytes.endIndex, !bytes[end].isASCIIWhitespace {
                 if bytes[end] == UInt8(ascii: ":") || bytes[end] == UInt8(ascii: "*") { fielded = true }
                 bytes.formIndex(after: &end)
             }
             var start = index
             while !fielded && start < end {
-                guard isLetter(bytes[start]) || isDigit(bytes[start]) else {
+                guard bytes[start].isASCIILetter || bytes[start].isASCIIDigit else {
                     bytes.formIndex(after: &start)
                     continue
                 }
                 var stop = start
                 var letters = false
-                while stop < end, isLetter(bytes[stop]) || isDigit(bytes[stop]) {
-                    letters = letters || isLetter(bytes[stop])
+                while stop < end, bytes[stop].isASCIILetter || bytes[stop].isASCIIDigit {
+                    letters = letters || bytes[stop].isASCIILetter
                     bytes.formIndex(after: &stop)
                 }
                 if letters, !TextNormalizer.queryOperators.contains(String(text[start..<stop])) {

@@ -30,15 +30,22 @@ extension Character {
     /// `isWhitespace`.
     public var isWhitespaceQuick: Bool {
         guard let byte = asciiValue else { return isWhitespace }
-        return byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)
+        return byte.isASCIIWhitespace
     }
 }
 
 extension UInt8 {
     /// `A`–`Z` or `a`–`z`.
-    var isASCIILetter: Bool { (self | 0x20) >= 0x61 && (self | 0x20) <= 0x7A }
+    public var isASCIILetter: Bool { (self | 0x20) >= 0x61 && (self | 0x20) <= 0x7A }
     /// `0`–`9`.
-    var isASCIIDigit: Bool { self >= 0x30 && self <= 0x39 }
+    public var isASCIIDigit: Bool { self >= 0x30 && self <= 0x39 }
+    /// Tab, line feed, vertical tab, form feed, carriage return or space: white space of ASCII.
+    public var isASCIIWhitespace: Bool { self == 0x20 || (self >= 0x09 && self <= 0x0D) }
+    /// Whether a word of a query may end before this byte, or begin after it (``NotBinding``'s tokens): white space,
+    /// a parenthesis, or a byte outside ASCII (which may belong to Unicode's white space).
+    var mayBoundAWord: Bool {
+        isASCIIWhitespace || self == UInt8(ascii: "(") || self == UInt8(ascii: ")") || self >= 0x80
+    }
     /// `a`–`z`.
     public var isASCIILowercase: Bool { self >= 0x61 && self <= 0x7A }
     /// `A`–`Z`.
@@ -77,5 +84,5 @@ extension String {
     }
 
     /// Whether every byte of the text is ASCII.
-    var isAllASCII: Bool { utf8.allSatisfy { $0 < 0x80 } }
+    public var isAllASCII: Bool { utf8.allSatisfy { $0 < 0x80 } }
 }

@@ -100,12 +100,7 @@ enum NotBinding {
     static func mayExclude(_ text: String) -> Bool {
         var previous: UInt8 = 0x20
         for byte in text.utf8 {
-            if byte == UInt8(ascii: "-"),
-                previous == 0x20 || (previous >= 0x09 && previous <= 0x0D) || previous == UInt8(ascii: "(")
-                    || previous == UInt8(ascii: ")") || previous >= 0x80
-            {
-                return true
-            }
+            if byte == UInt8(ascii: "-"), previous.mayBoundAWord { return true }
             previous = byte
         }
         return false

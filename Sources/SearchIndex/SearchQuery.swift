@@ -215,21 +215,15 @@ public final class SearchQueryParser {
     /// The query if it is one tracker key and nothing else: letters (digits and `_` after the first), `-`, digits
     /// (`HADOOP-1234`, `gh-12`).
     static func sourceKey(typedAlone text: String) -> String? {
-        // A key is ASCII letters, digits, `_` and one `-`, spaces around it aside: most queries fail on their bytes.
-        guard text.utf8.contains(UInt8(ascii: "-")),
-            text.utf8.allSatisfy({
-                $0.isASCIILetter || $0.isASCIIDigit || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
-                    || $0 == 0x20 || $0 == 0x09 || $0 >= 0x80
-            })
-        else { return nil }
+        // Read on its bytes: a key is ASCII, and walking Characters to its last `-` was most of this function's time.
         let key = text.trimmingSpaces()
-        guard key.utf8.count <= 64, let dash = key.lastIndex(of: "-"), let first = key.first, first.isASCII,
-            first.isLetter
+        let bytes = key.utf8
+        guard bytes.count <= 64, let dash = bytes.lastIndex(of: UInt8(ascii: "-")), let first = bytes.first,
+            first.isASCIILetter
         else { return nil }
-        let name = key[..<dash]
-        let number = key[key.index(after: dash)...]
-        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && $0.isNumber }),
-            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+        let number = bytes[bytes.index(after: dash)...]
+        guard !number.isEmpty, number.allSatisfy(\.isASCIIDigit),
+            bytes[..<dash].allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == UInt8(ascii: "_") })
         else { return nil }
         return key
     }
@@ -266,12 +260,7 @@ public final class SearchQueryParser {
     static func mayEndAField(_ text: String) -> Bool {
         var afterColon = false
         for byte in text.utf8 {
-            if afterColon,
-                byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) || byte == UInt8(ascii: "(")
-                    || byte == UInt8(ascii: ")") || byte >= 0x80
-            {
-                return true
-            }
+            if afterColon, byte.mayBoundAWord { return true }
             afterColon = byte == UInt8(ascii: ":")
         }
         return afterColon
@@ -295,7 +284,7 @@ public final class SearchQueryParser {
     /// Xapian's parse of it).
     static func asciiPhraseBonus(for text: String) -> String? {
         plainPhrase(
-            text.utf8, isSpace: { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) },
+            text.utf8, isSpace: \.isASCIIWhitespace,
             isPlain: {
                 $0.isASCIILetter || $0.isASCIIDigit || $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "-")
                     || $0 == UInt8(ascii: ".")

@@ -15,7 +15,7 @@ public enum TextNormalizer {
     public static func indexed(_ text: String) -> String {
         let folded = fold(text)
         guard hasCompound(folded) else { return folded }
-        return folded.utf8.allSatisfy({ $0 < 0x80 }) ? asciiIndexed(folded) : characterIndexed(folded)
+        return folded.isAllASCII ? asciiIndexed(folded) : characterIndexed(folded)
     }
 
     /// ``indexed(_:)`` of folded text, by characters (any script).
@@ -121,7 +121,7 @@ public enum TextNormalizer {
 
     /// NFKC with diacritics folded; the text itself when it is ASCII (which neither changes).
     public static func fold(_ text: String) -> String {
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+        if text.isAllASCII { return text }
         let decomposed = text.decomposedStringWithCompatibilityMapping
         var scalars = String.UnicodeScalarView()
         for scalar in decomposed.unicodeScalars where scalar.properties.generalCategory != .nonspacingMark {
@@ -239,14 +239,9 @@ extension TextNormalizer {
 
     /// ``query(_:)`` with the compound words it expanded.
     public static func normalizedQuery(_ text: String) -> NormalizedQuery {
-        // Lowercase words, spaces and quotes (the query most people type) have nothing to rewrite: no capital, digit,
-        // operator, field or compound; reading them as Characters was a visible part of a short search.
-        if text.utf8.allSatisfy({ $0.isASCIILowercase || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\"") }) {
-            return NormalizedQuery(text: text, compounds: [])
-        }
-        // Nor does ASCII without a capital or a compound word (filters, ranges, parentheses): each word is kept as
-        // typed, lowercase already, with no parts to add. Reading a filtered query as Characters cost more than
-        // Xapian's parse of it.
+        // ASCII without a capital or a compound word (most queries: words, filters, ranges, parentheses) has nothing
+        // to rewrite: each word is kept as typed, lowercase already, with no parts to add. Reading such a query as
+        // Characters cost more than Xapian's parse of it.
         if text.utf8.allSatisfy({ $0 < 0x80 && !$0.isASCIIUppercase }) && !hasCompound(text) {
             return NormalizedQuery(text: text, compounds: [])
         }
